@@ -1,0 +1,135 @@
+package io.ql3.worker.runtime.cadence;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The one periodic timer of the agent: a single named thread that calls {@link Step#step(long)}
+ * once per period, or earlier when {@link #wake()} is called (a long poll returned, a run
+ * finished, a credential file changed). Steps never overlap: they all run on this thread, so the
+ * session coordinator and the execution plane it drives need no timer and no thread of their own.
+ *
+ * <p>A wake during a step makes the next step start right after it (wakes coalesce: ten wakes
+ * during one step cause one extra step, not ten). A step that throws is reported to the handler and
+ * the cadence goes on: one bad tick must not stop heartbeats.
+ */
+public final class Cadence implements AutoCloseable {
+  /** What the cadence drives. {@code nowNanos} is the {@link Ticker} time the step started. */
+  @FunctionalInterface
+  public interface Step {
+    void step(long nowNanos) throws Exception;
+  }
+
+  private final Duration period;
+  private final Ticker ticker;
+  private final Step step;
+  private final Thread.UncaughtExceptionHandler onError;
+  private final Thread thread;
+  private final ReentrantLock lock = new ReentrantLock();
+  private final Condition signal = lock.newCondition();
+  private boolean woken;
+  private boolean stopped;
+  private boolean started;
+
+  public Cadence(
+      String threadName,
+      Duration period,
+      Ticker ticker,
+      Step step,
+      Thread.UncaughtExceptionHandler onError) {
+    if (period.isNegative() || period.isZero()) {
+      throw new IllegalArgumentException("cadence period must be positive: " + period);
+    }
+    this.period = period;
+    this.ticker = Objects.requireNonNull(ticker);
+    this.step = Objects.requireNonNull(step);
+    this.onError = Objects.requireNonNull(onError);
+    this.thread = new Thread(this::loop, threadName);
+    // Not a daemon: shutdown ends the cadence explicitly once the session is offline.
+    this.thread.setDaemon(false);
+  }
+
+  /** Starts the thread; the first step runs at once. */
+  public void start() {
+    lock.lock();
+    try {
+      if (started) {
+        throw new IllegalStateException("cadence already started");
+      }
+      started = true;
+    } finally {
+      lock.unlock();
+    }
+    thread.start();
+  }
+
+  /** Asks for a step as soon as possible (coalesced with other wakes). Safe from any thread. */
+  public void wake() {
+    lock.lock();
+    try {
+      woken = true;
+      signal.signal();
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** True when called from the cadence thread itself. */
+  public boolean isCadenceThread() {
+    return Thread.currentThread() == thread;
+  }
+
+  private void loop() {
+    long next = ticker.nanoTime();
+    while (true) {
+      lock.lock();
+      try {
+        while (!stopped && !woken) {
+          long wait = next - ticker.nanoTime();
+          if (wait <= 0) {
+            break;
+          }
+          signal.awaitNanos(wait);
+        }
+        if (stopped) {
+          return;
+        }
+        woken = false;
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      } finally {
+        lock.unlock();
+      }
+      long now = ticker.nanoTime();
+      try {
+        step.step(now);
+      } catch (Throwable t) {
+        onError.uncaughtException(thread, t);
+      }
+      next = now + period.toNanos();
+    }
+  }
+
+  /** Stops the thread after the step in progress, if any, and waits for it to end. */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      stopped = true;
+      signal.signal();
+    } finally {
+      lock.unlock();
+    }
+    if (started && !isCadenceThread()) {
+      try {
+        thread.join(TimeUnit.SECONDS.toMillis(30));
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
