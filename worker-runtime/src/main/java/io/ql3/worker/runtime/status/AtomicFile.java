@@ -1,0 +1,69 @@
+package io.ql3.worker.runtime.status;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.AtomicMoveNotSupportedException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.Set;
+
+/**
+ * Replaces a small file atomically: a reader sees the old content or the new one, never a mix.
+ * Used for the status file and the Prometheus text file, which other processes read at any time.
+ *
+ * <p>Write a temporary file in the same directory, force it, rename it over the target, then
+ * force the directory so the rename survives a power cut.
+ */
+public final class AtomicFile {
+  private static final Set<PosixFilePermission> MODE_0644 = PosixFilePermissions.fromString("rw-r--r--");
+
+  private final Path target;
+  private final Path temp;
+
+  public AtomicFile(Path target) {
+    this.target = target.toAbsolutePath();
+    this.temp = this.target.resolveSibling("." + this.target.getFileName() + ".tmp");
+  }
+
+  public Path path() {
+    return target;
+  }
+
+  /** Writes {@code content} as the new file content (mode 0644: it holds no secret). */
+  public void replace(byte[] content) throws IOException {
+    try (FileChannel ch =
+        FileChannel.open(
+            temp,
+            StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
+            StandardOpenOption.WRITE)) {
+      ByteBuffer buf = ByteBuffer.wrap(content);
+      while (buf.hasRemaining()) {
+        ch.write(buf);
+      }
+      ch.force(true);
+    }
+    try {
+      Files.setPosixFilePermissions(temp, MODE_0644);
+    } catch (UnsupportedOperationException ignored) {
+      // Not a POSIX file system: keep the default mode.
+    }
+    try {
+      Files.move(temp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    } catch (AtomicMoveNotSupportedException e) {
+      throw new IOException("cannot replace " + target + " atomically on this file system", e);
+    }
+    forceDirectory(target.getParent());
+  }
+
+  private static void forceDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    }
+  }
+}
