@@ -1,0 +1,364 @@
+package io.ql3.worker.cli;
+
+import io.ql3.worker.cli.config.TomlConfigLoader;
+import io.ql3.worker.contract.Capability;
+import io.ql3.worker.contract.CapabilityBuilder;
+import io.ql3.worker.contract.ContractViolation;
+import io.ql3.worker.contract.ExecutorInfo;
+import io.ql3.worker.contract.Profile;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalConfig;
+import io.ql3.worker.journal.JournalException;
+import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.JournalInspector;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.runtime.BuildInfo;
+import io.ql3.worker.runtime.WorkerAgent;
+import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.AgentProfile;
+import io.ql3.worker.runtime.config.ConfigException;
+import io.ql3.worker.runtime.config.ConfigReader;
+import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
+import io.ql3.worker.runtime.exec.ExecutorRegistry;
+import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
+import io.ql3.worker.runtime.status.StatusFile;
+import io.ql3.worker.transport.credentials.CredentialException;
+import io.ql3.worker.transport.credentials.CredentialFiles;
+import io.ql3.worker.transport.credentials.CredentialProvider;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** Every command except {@code run}, through picocli. */
+@Command(
+    name = "ql3-worker",
+    mixinStandardHelpOptions = false,
+    description = "The ql3 worker agent: runs offered work for a Cluster Control ingress.",
+    subcommands = {
+      Commands.Run.class,
+      Commands.Version.class,
+      Commands.CapabilityCmd.class,
+      Commands.Check.class,
+      Commands.Status.class,
+      Commands.JournalCmd.class,
+      CommandLine.HelpCommand.class
+    })
+final class Commands implements Callable<Integer> {
+  static final int EX_USAGE = 64;
+  static final int EX_DATAERR = 65;
+  static final int EX_NOINPUT = 66;
+
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+    return EX_USAGE;
+  }
+
+  static int execute(String[] args, PrintStream out, PrintStream err) {
+    CommandLine cl = new CommandLine(new Commands());
+    cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
+    cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
+    cl.setExitCodeExceptionMapper(t -> t instanceof ConfigException ? WorkerAgent.EX_CONFIG : WorkerAgent.EX_SOFTWARE);
+    cl.setParameterExceptionHandler((ex, a) -> {
+      ex.getCommandLine().getErr().println("ql3-worker: " + ex.getMessage());
+      ex.getCommandLine().usage(ex.getCommandLine().getErr());
+      return EX_USAGE;
+    });
+    cl.setExecutionExceptionHandler((ex, c, parse) -> {
+      if (ex instanceof ConfigException ce) {
+        c.getErr().println("ql3-worker: configuration refused: " + ce.getMessage());
+        return WorkerAgent.EX_CONFIG;
+      }
+      c.getErr().println("ql3-worker: " + ex);
+      return WorkerAgent.EX_SOFTWARE;
+    });
+    return cl.execute(args);
+  }
+
+  /** Loads an enabled configuration or explains why it cannot be used for this command. */
+  static AgentConfig load(Path config, String profile) throws ConfigException {
+    AgentProfile p;
+    try {
+      p = AgentProfile.fromWireName(profile);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(config, "", e.getMessage());
+    }
+    ConfigReader.Result r = new TomlConfigLoader().load(config, p);
+    if (r instanceof ConfigReader.Disabled) {
+      throw new ConfigException(config, "enabled", "the agent is disabled (enabled = false); nothing to do");
+    }
+    return ((ConfigReader.Enabled) r).config();
+  }
+
+  static Capability capability(AgentConfig c) throws ExecutorConfigurationException, ContractViolation {
+    BuildInfo build = BuildInfo.load();
+    ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
+    ExecutorRegistry executors = ExecutorRegistry.load(c.execution().executors(),
+        new ProcessExecutorSettings(c.execution().permanentExitCodes(), c.execution().outputLogBytes(),
+            d.killGrace(), d.outputDrainTimeout(), d.path(), d.lang(), d.passEnvironment(), d.setsid(), d.kill()),
+        Commands.class.getClassLoader());
+    CapabilityBuilder b = new CapabilityBuilder()
+        .agent(build.version(), build.revision())
+        .architecture(CapabilityBuilder.architectureOf(System.getProperty("os.arch")))
+        .os("linux")
+        .runtime("java", System.getProperty("java.version"))
+        .labels(c.labels())
+        .limits(c.execution().maxConcurrentRuns(), c.execution().maxSpecBytes(), c.execution().pullPage())
+        .profile(c.profile() == AgentProfile.EDGE ? Profile.EDGE : Profile.NODE);
+    for (ExecutorInfo e : executors.advertised()) {
+      b.executor(e.name(), e.version());
+    }
+    return b.build();
+  }
+
+  @Command(name = "run", description = "Run the agent (the service). See 'ql3-worker run --help'.")
+  static final class Run implements Callable<Integer> {
+    @CommandLine.Unmatched List<String> rest;
+
+    @Override
+    public Integer call() {
+      // Reached only through picocli (e.g. 'help run'); Main dispatches 'run' itself.
+      System.out.println(RunCommand.USAGE);
+      return 0;
+    }
+  }
+
+  @Command(name = "version", description = "Print the version and build revision.")
+  static final class Version implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      BuildInfo b = BuildInfo.load();
+      spec.commandLine().getOut().println("ql3-worker " + b.version() + " (revision " + b.revision()
+          + (b.dirty() ? ", modified tree" : "") + ", java " + System.getProperty("java.version") + ")");
+      return 0;
+    }
+  }
+
+  @Command(name = "capability", description = "Print the canonical capability and its digest.")
+  static final class CapabilityCmd implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", required = true, description = "edge or node") String profile;
+
+    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = load(config, profile);
+      Capability cap;
+      try {
+        cap = capability(c);
+      } catch (ExecutorConfigurationException | ContractViolation e) {
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+        return WorkerAgent.EX_CONFIG;
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      out.println(new String(cap.toCanonicalBytes(), StandardCharsets.UTF_8));
+      out.println(cap.digest());
+      return 0;
+    }
+  }
+
+  @Command(name = "check",
+      description = "Validate the configuration and credential files (key/cert match, identity, expiry, permissions).")
+  static final class Check implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", defaultValue = "node", description = "edge or node (default: node)") String profile;
+
+    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+
+    @Override
+    public Integer call() throws Exception {
+      PrintWriter out = spec.commandLine().getOut();
+      AgentConfig c = load(config, profile);
+      out.println("config: ok (" + c.source() + ", profile " + c.profile().wireName() + ", worker " + c.workerId() + ")");
+      try {
+        CredentialProvider p = CredentialProvider.load(
+            new CredentialFiles(c.credentials().certificate(), c.credentials().privateKey(),
+                c.credentials().trust(), c.credentials().token()),
+            c.workerId(), Clock.systemUTC(),
+            new CredentialProvider.Settings(Duration.ofSeconds(1), Duration.ofDays(c.credentials().expiryWarningDays())));
+        out.println("credentials: ok (" + p.tls() + ", " + p.daysToExpiry() + " days to expiry)");
+        if (p.daysToExpiry() < c.credentials().expiryWarningDays()) {
+          out.println("warning: the client certificate expires in " + p.daysToExpiry() + " days");
+        }
+      } catch (CredentialException e) {
+        spec.commandLine().getErr().println("credentials: " + e.getMessage());
+        return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? WorkerAgent.EX_CONFIG : WorkerAgent.EX_NOPERM;
+      }
+      try {
+        Capability cap = capability(c);
+        out.println("capability: ok (" + cap.toCanonicalBytes().length + " bytes, " + cap.digest() + ")");
+      } catch (ExecutorConfigurationException | ContractViolation e) {
+        spec.commandLine().getErr().println("capability: " + e.getMessage());
+        return WorkerAgent.EX_CONFIG;
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "status", description = "Show the running agent's status (from its status file).")
+  static final class Status implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", defaultValue = "node", description = "edge or node (default: node)") String profile;
+
+    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+
+    @Option(names = "--json", description = "print the status file as JSON") boolean json;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = load(config, profile);
+      if (c.statusFile().isEmpty()) {
+        spec.commandLine().getErr().println("ql3-worker: " + c.source() + ": status.file is not configured");
+        return WorkerAgent.EX_CONFIG;
+      }
+      Path file = c.statusFile().get();
+      Map<String, Object> s;
+      try {
+        s = StatusFile.read(file);
+      } catch (java.nio.file.NoSuchFileException e) {
+        spec.commandLine().getErr().println("ql3-worker: no status file at " + file + " (is the agent running?)");
+        return EX_NOINPUT;
+      } catch (IOException | ContractViolation e) {
+        spec.commandLine().getErr().println("ql3-worker: cannot read " + file + ": " + e.getMessage());
+        return EX_DATAERR;
+      }
+      PrintWriter out = spec.commandLine().getOut();
+      if (json) {
+        out.println(new String(java.nio.file.Files.readAllBytes(file), StandardCharsets.UTF_8).strip());
+        return 0;
+      }
+      for (Map.Entry<String, Object> e : s.entrySet()) {
+        out.printf("%-24s %s%n", e.getKey(), e.getValue() == null ? "-" : e.getValue());
+      }
+      return 0;
+    }
+  }
+
+  @Command(name = "journal", description = "Inspect, verify or resolve the execution journal.",
+      subcommands = {JournalCmd.Inspect.class, JournalCmd.Verify.class, JournalCmd.Resolve.class})
+  static final class JournalCmd implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Override
+    public Integer call() {
+      spec.commandLine().usage(spec.commandLine().getOut());
+      return EX_USAGE;
+    }
+
+    static void printFacts(PrintWriter out, JournalFacts f) {
+      out.println("worker:              " + f.workerId());
+      out.println("last sequence:       " + f.lastSeq());
+      out.println("session:             " + f.session().map(Object::toString).orElse("none"));
+      printRuns(out, "accepted (not started)", f.accepted());
+      printRuns(out, "running (uncertain after a crash)", f.running());
+      printRuns(out, "pending completions", f.pendingCompletions());
+      out.println("open pulls:          " + f.openPulls().size());
+      out.println("settled (window):    " + f.settled().size());
+      f.recoveryRequired().ifPresent(r -> out.println("RECOVERY REQUIRED:   " + r));
+    }
+
+    private static void printRuns(PrintWriter out, String title, List<RunFact> runs) {
+      out.println(title + ": " + runs.size());
+      for (RunFact r : runs) {
+        out.println("  " + r.key().runId() + " attempt " + r.key().attempt() + " (session " + r.offer().sessionId()
+            + ", generation " + r.offer().generation() + ", executor " + r.offer().executor() + ")");
+      }
+    }
+
+    @Command(name = "inspect", description = "List the journal's facts (read-only; safe while the agent runs).")
+    static final class Inspect implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Option(names = "--profile", defaultValue = "node") String profile;
+
+      @Option(names = "--config", required = true) Path config;
+
+      @Override
+      public Integer call() throws Exception {
+        AgentConfig c = load(config, profile);
+        JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+        printFacts(spec.commandLine().getOut(), v.facts());
+        return 0;
+      }
+    }
+
+    @Command(name = "verify", description = "Verify the journal read-only; exit 0 when an open would need no operator.")
+    static final class Verify implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Option(names = "--profile", defaultValue = "node") String profile;
+
+      @Option(names = "--config", required = true) Path config;
+
+      @Override
+      public Integer call() throws Exception {
+        AgentConfig c = load(config, profile);
+        JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+        PrintWriter out = spec.commandLine().getOut();
+        out.println("records replayed:    " + v.recordsReplayed());
+        out.println("torn tail bytes:     " + v.tornTailBytes());
+        out.println("leftover files:      " + v.leftoverFiles());
+        out.println("would be uncertain:  " + v.wouldDeclareUncertain().size());
+        if (v.recoveryRequired().isPresent()) {
+          out.println("RECOVERY REQUIRED:   " + v.recoveryRequired().get());
+          return WorkerAgent.EX_CONFIG;
+        }
+        out.println("ok");
+        return 0;
+      }
+    }
+
+    @Command(name = "resolve",
+        description = "Settle one run on purpose (for example an uncertain run handled by hand). Needs the agent stopped.")
+    static final class Resolve implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Option(names = "--profile", defaultValue = "node") String profile;
+
+      @Option(names = "--config", required = true) Path config;
+
+      @Parameters(index = "0", description = "the runId") String runId;
+
+      @Parameters(index = "1", description = "the attempt") long attempt;
+
+      @Option(names = "--note", required = true, description = "why it is resolved (recorded in the journal)") String note;
+
+      @Override
+      public Integer call() throws Exception {
+        AgentConfig c = load(config, profile);
+        try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
+          if (j.status() != Journal.Status.OPEN) {
+            spec.commandLine().getErr().println("ql3-worker: the journal needs recovery first: " + j.report());
+            return WorkerAgent.EX_CONFIG;
+          }
+          j.append(new JournalRecord.OperatorResolved(runId, attempt, note));
+          spec.commandLine().getOut().println("resolved " + runId + " attempt " + attempt);
+          return 0;
+        } catch (JournalException e) {
+          spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+          return WorkerAgent.EX_TEMPFAIL;
+        }
+      }
+    }
+  }
+}

@@ -1,0 +1,117 @@
+package io.ql3.worker.cli;
+
+import io.ql3.worker.cli.config.TomlConfigLoader;
+import io.ql3.worker.runtime.WorkerAgent;
+import io.ql3.worker.runtime.cadence.Ticker;
+import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.AgentProfile;
+import io.ql3.worker.runtime.config.ConfigException;
+import io.ql3.worker.runtime.config.ConfigReader;
+import io.ql3.worker.runtime.log.EventLog;
+import java.io.PrintStream;
+import java.nio.file.Path;
+import java.time.Clock;
+import sun.misc.Signal;
+
+/**
+ * {@code ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
+ * [--wait-for-recovery]}: the service. Parsed by hand, not by picocli, so the long-running process
+ * loads none of picocli's classes (see docs/performance.md).
+ */
+final class RunCommand {
+  static final String USAGE =
+      """
+      Usage: ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
+                            [--wait-for-recovery]
+      Runs the agent until SIGTERM/SIGINT: register, heartbeat, pull and run work, then drain
+      and go offline. A second signal cancels running work at once.
+        --profile            edge or node: defaults and bounds for slots, page and cadence
+        --config             the TOML configuration file
+        --log-format         logfmt (default, or as configured) or json, one line per event
+        --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
+                             instead of exiting 78
+      Exit codes: 0 stopped cleanly (or disabled), 64 usage, 70 internal error, 74 journal I/O
+      failure, 75 journal owned by another process, 77 credentials unusable, 78 configuration
+      or journal recovery required.""";
+
+  private RunCommand() {}
+
+  static int run(String[] args, PrintStream out, PrintStream err) {
+    String profileName = null;
+    String config = null;
+    String logFormat = null;
+    boolean waitForRecovery = false;
+    for (int i = 1; i < args.length; i++) {
+      String a = args[i];
+      String value = null;
+      int eq = a.indexOf('=');
+      String name = eq > 0 ? a.substring(0, eq) : a;
+      if (eq > 0) {
+        value = a.substring(eq + 1);
+      }
+      switch (name) {
+        case "--help", "-h" -> {
+          out.println(USAGE);
+          return 0;
+        }
+        case "--wait-for-recovery" -> waitForRecovery = true;
+        case "--profile", "--config", "--log-format" -> {
+          if (value == null) {
+            if (i + 1 >= args.length) {
+              err.println("ql3-worker run: " + name + " needs a value\n" + USAGE);
+              return 64;
+            }
+            value = args[++i];
+          }
+          switch (name) {
+            case "--profile" -> profileName = value;
+            case "--config" -> config = value;
+            default -> logFormat = value;
+          }
+        }
+        default -> {
+          err.println("ql3-worker run: unknown option '" + a + "'\n" + USAGE);
+          return 64;
+        }
+      }
+    }
+    if (profileName == null || config == null) {
+      err.println("ql3-worker run: --profile and --config are required\n" + USAGE);
+      return 64;
+    }
+    AgentProfile profile;
+    try {
+      profile = AgentProfile.fromWireName(profileName);
+    } catch (IllegalArgumentException e) {
+      err.println("ql3-worker run: " + e.getMessage());
+      return 64;
+    }
+    if (logFormat != null && !logFormat.equals("logfmt") && !logFormat.equals("json")) {
+      err.println("ql3-worker run: --log-format must be logfmt or json");
+      return 64;
+    }
+
+    // The gate: a disabled agent stops here, before reading any credential or path.
+    ConfigReader.Result result;
+    try {
+      result = new TomlConfigLoader().load(Path.of(config), profile);
+    } catch (ConfigException e) {
+      err.println("ql3-worker: configuration refused: " + e.getMessage());
+      return WorkerAgent.EX_CONFIG;
+    }
+    if (result instanceof ConfigReader.Disabled d) {
+      out.println("ql3-worker: disabled by " + d.source() + " (enabled = false); exiting");
+      return 0;
+    }
+    AgentConfig cfg = ((ConfigReader.Enabled) result).config();
+    AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()
+        : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
+    EventLog log = new EventLog(out, format, Clock.systemUTC());
+    WorkerAgent agent = new WorkerAgent(cfg,
+        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery));
+    // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
+    Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
+    Signal.handle(new Signal("INT"), s -> agent.requestShutdown());
+    return agent.run();
+  }
+}

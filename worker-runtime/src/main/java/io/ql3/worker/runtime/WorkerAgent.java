@@ -1,0 +1,582 @@
+package io.ql3.worker.runtime;
+
+import io.ql3.worker.capacity.CapacityLimits;
+import io.ql3.worker.capacity.CapacityOracle;
+import io.ql3.worker.capacity.LifecyclePhase;
+import io.ql3.worker.contract.Capability;
+import io.ql3.worker.contract.CapabilityBuilder;
+import io.ql3.worker.contract.ContractViolation;
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.contract.ExecutorInfo;
+import io.ql3.worker.contract.Failure;
+import io.ql3.worker.contract.FailureCategory;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.Profile;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.contract.WorkerId;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalConfig;
+import io.ql3.worker.journal.JournalFailedException;
+import io.ql3.worker.journal.JournalOwnedException;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunResult;
+import io.ql3.worker.runtime.cadence.Cadence;
+import io.ql3.worker.runtime.cadence.Ticker;
+import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.AgentProfile;
+import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
+import io.ql3.worker.runtime.exec.ExecutorRegistry;
+import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
+import io.ql3.worker.runtime.exec.SystemExecutionClock;
+import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.runtime.plane.ExecutionPlane;
+import io.ql3.worker.runtime.plane.PlaneIngress;
+import io.ql3.worker.runtime.plane.PlaneListener;
+import io.ql3.worker.runtime.plane.PlaneSettings;
+import io.ql3.worker.runtime.session.SessionCoordinator;
+import io.ql3.worker.runtime.session.SessionInputs;
+import io.ql3.worker.runtime.session.SessionListener;
+import io.ql3.worker.runtime.session.SessionState;
+import io.ql3.worker.runtime.status.StatusFile;
+import io.ql3.worker.runtime.status.StatusSnapshot;
+import io.ql3.worker.transport.IngressClient;
+import io.ql3.worker.transport.IngressEndpoint;
+import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.transport.TransportSettings;
+import io.ql3.worker.transport.credentials.CredentialException;
+import io.ql3.worker.transport.credentials.CredentialFiles;
+import io.ql3.worker.transport.credentials.CredentialProvider;
+import java.io.IOException;
+import java.security.SecureRandom;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * The product composition root: it alone owns the start-up and shutdown order (contract section
+ * 7, ADR-0122 §5).
+ *
+ * <p>Start-up: (the configuration gate ran before this class) → one credential provider and one
+ * ingress client → the journal owned and reconciled (runs left uncertain or not started are
+ * recorded, their completions queued) → the single cadence starts and delivers those completions
+ * to their old sessions → only then register, with capacity from the oracle → pulls allowed.
+ *
+ * <p>Shutdown (first SIGTERM/SIGINT): abort a parked pull → session {@code draining} with 0
+ * capacity → the cadence keeps heartbeating and delivering → runs finish (after the drain timeout
+ * they are cancelled cooperatively and complete {@code cancelled}) → {@code offline} once every run
+ * is settled → release the journal → close the connection. A second signal cancels runs at once.
+ * No timeout skips a step while a completion can still be produced.
+ *
+ * <p>Threads: the cadence thread runs every step; the transport has its one event-loop thread;
+ * executors finish runs on their own (reaper and timer) threads and only wake the cadence.
+ */
+public final class WorkerAgent {
+  /** sysexits(3) codes used by {@code ql3-worker run}. */
+  public static final int EX_OK = 0;
+  public static final int EX_SOFTWARE = 70;
+  public static final int EX_IOERR = 74;
+  public static final int EX_TEMPFAIL = 75;
+  public static final int EX_NOPERM = 77;
+  public static final int EX_CONFIG = 78;
+
+  private static final Failure DRAIN_TIMEOUT =
+      new Failure(FailureCategory.TRANSIENT, "drain_timeout", "cancelled: the worker drained and its drain timeout passed");
+  private static final Failure SHUTDOWN_NOW =
+      new Failure(FailureCategory.TRANSIENT, "worker_shutdown", "cancelled: the worker was asked to stop at once");
+
+  /** Where the agent is in its own life (the session has its own, finer, state). */
+  public enum Phase {
+    /** Delivering what the journal held from before this start; no register yet. */
+    RECONCILING,
+    /** Registered or registering; pulling while the session is active. */
+    RUNNING,
+    /** Shutdown began: no pulls, runs finish, completions delivered, then offline. */
+    DRAINING,
+    /** Offline (or no session left), every run settled: the process may exit. */
+    STOPPED
+  }
+
+  /** Things the process provides (tests pass their own). */
+  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {}
+
+  private final AgentConfig config;
+  private final Environment env;
+  private final EventLog log;
+  private final CountDownLatch stopped = new CountDownLatch(1);
+  private final AtomicInteger signals = new AtomicInteger();
+  private final AtomicInteger exitCode = new AtomicInteger(EX_OK);
+
+  // Built by start(); used only on the cadence thread afterwards.
+  private CredentialProvider credentials;
+  private IngressClient client;
+  private Journal journal;
+  private SystemExecutionClock executionClock;
+  private CapacityOracle oracle;
+  private SessionCoordinator session;
+  private ExecutionPlane plane;
+  private Cadence cadence;
+  private StatusFile statusFile;
+  private volatile Phase phase = Phase.RECONCILING;
+  private long drainStartedAt;
+  private boolean runsCancelled;
+  private boolean drainLogged;
+
+  public WorkerAgent(AgentConfig config, Environment env) {
+    this.config = config;
+    this.env = env;
+    this.log = env.log();
+  }
+
+  /**
+   * Starts the agent and blocks until it stopped; returns the process exit code. Start-up
+   * failures return their sysexits code after logging what to fix.
+   */
+  public int run() {
+    int code = start();
+    if (code != EX_OK) {
+      closeQuietly();
+      return code;
+    }
+    try {
+      stopped.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    closeQuietly();
+    log.info("agent.exit", "code", exitCode.get());
+    return exitCode.get();
+  }
+
+  /**
+   * A shutdown signal (SIGTERM/SIGINT). The first begins the drain; the second cancels every run
+   * at once (the agent still waits for their results and delivers them). Safe from any thread.
+   */
+  public void requestShutdown() {
+    int n = signals.incrementAndGet();
+    log.info("agent.signal", "count", n, "action", n == 1 ? "drain" : "cancel-runs");
+    Cadence c = cadence;
+    if (c != null) {
+      c.wake();
+    }
+  }
+
+  /** Waits for the agent to stop (tests). */
+  public boolean awaitStopped(Duration timeout) throws InterruptedException {
+    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  public Phase phase() {
+    return phase;
+  }
+
+  // ------------------------------------------------------------------ start-up
+
+  private int start() {
+    BuildInfo build = BuildInfo.load();
+    log.info("agent.start", "version", build.version(), "revision", build.revision(),
+        "profile", config.profile().wireName(), "worker", config.workerId(), "config", config.source(),
+        "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
+    WorkerId workerId;
+    try {
+      workerId = WorkerId.of(config.workerId());
+    } catch (ContractViolation e) {
+      log.error("config.invalid", "key", "worker.id", "problem", e.getMessage());
+      return EX_CONFIG;
+    }
+
+    // 1. One credential provider, one ingress client.
+    try {
+      credentials = CredentialProvider.load(
+          new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
+              config.credentials().trust(), config.credentials().token()),
+          config.workerId(), env.wallClock(),
+          new CredentialProvider.Settings(Duration.ofSeconds(1),
+              Duration.ofDays(config.credentials().expiryWarningDays())));
+      TransportSettings transport = TransportSettings.defaults(build.version())
+          .withResponseTimeout(Duration.ofSeconds(30));
+      client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
+          workerId, credentials, transport);
+    } catch (CredentialException e) {
+      log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
+      return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? EX_CONFIG : EX_NOPERM;
+    }
+
+    // 2. Executors and the capability (before the journal: a bad executor setup is a config error).
+    ExecutorRegistry executors;
+    Capability capability;
+    try {
+      executors = ExecutorRegistry.load(config.execution().executors(), processSettings(),
+          WorkerAgent.class.getClassLoader());
+      CapabilityBuilder cb = new CapabilityBuilder()
+          .agent(build.version(), build.revision())
+          .architecture(CapabilityBuilder.architectureOf(System.getProperty("os.arch")))
+          .os("linux")
+          .runtime("java", System.getProperty("java.version"))
+          .labels(config.labels())
+          .limits(config.execution().maxConcurrentRuns(), config.execution().maxSpecBytes(),
+              config.execution().pullPage())
+          .profile(config.profile() == AgentProfile.EDGE ? Profile.EDGE : Profile.NODE);
+      for (ExecutorInfo e : executors.advertised()) {
+        cb.executor(e.name(), e.version());
+      }
+      capability = cb.build();
+    } catch (ExecutorConfigurationException e) {
+      log.error("config.invalid", "key", "execution.executors", "problem", e.getMessage());
+      return EX_CONFIG;
+    } catch (ContractViolation e) {
+      log.error("config.invalid", "key", "worker.labels", "problem", "capability refused: " + e.getMessage());
+      return EX_CONFIG;
+    }
+
+    // 3. The journal, owned and reconciled, before any register.
+    int journalCode = openJournal();
+    if (journalCode != EX_OK) {
+      return journalCode;
+    }
+
+    executionClock = new SystemExecutionClock(env.wallClock());
+    oracle = new CapacityOracle(
+        new CapacityLimits(config.execution().maxConcurrentRuns(), config.journal().freeSpaceFloorBytes()), journal);
+    SecureRandom random = new SecureRandom();
+    Uuid7Generator ids = new Uuid7Generator(env.wallClock(), random);
+    Runnable wake = () -> {
+      Cadence c = cadence;
+      if (c != null) {
+        c.wake();
+      }
+    };
+    session = new SessionCoordinator(
+        SessionCoordinator.IngressClient.of(client), capability,
+        new SessionInputs() {
+          @Override
+          public int availableSlots() {
+            return oracle.compute(lifecycle()).availableSlots();
+          }
+
+          @Override
+          public io.ql3.worker.contract.RunCounts runCounts() {
+            return plane.runCounts();
+          }
+        },
+        new SessionEvents(), ids, wake, Duration.ofSeconds(1), Duration.ofSeconds(30), random);
+    plane = new ExecutionPlane(
+        journal, PlaneIngress.of(client), executors, OfferPolicy.of(capability),
+        new PlaneSettings(config.execution().workDir(), config.execution().pullPage(),
+            config.execution().longPoll(), Duration.ofSeconds(1), Duration.ofSeconds(60), 64),
+        ids, executionClock,
+        () -> oracle.compute(lifecycle()).availableSlots(),
+        new PlaneEvents(), wake, random);
+    statusFile = config.statusFile().map(StatusFile::new).orElse(null);
+
+    ExecutionPlane.Reconciliation r = plane.reconcile();
+    log.info("journal.reconciled", "uncertain", r.reportedUncertain(), "not_started", r.reportedNotStarted(),
+        "completions_to_deliver", r.completionsToDeliver());
+
+    // 4. The single cadence: it delivers the reconciled completions, then registers.
+    cadence = new Cadence("ql3-cadence", config.cadence(), env.ticker(), this::step,
+        (t, e) -> onStepFailure(e));
+    cadence.start();
+    return EX_OK;
+  }
+
+  private ProcessExecutorSettings processSettings() {
+    ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
+    return new ProcessExecutorSettings(config.execution().permanentExitCodes(), config.execution().outputLogBytes(),
+        d.killGrace(), d.outputDrainTimeout(), d.path(), d.lang(), d.passEnvironment(), d.setsid(), d.kill());
+  }
+
+  private int openJournal() {
+    while (true) {
+      try {
+        journal = Journal.open(JournalConfig.of(config.journal().dir(), config.workerId()));
+      } catch (JournalOwnedException e) {
+        log.error("journal.owned", "dir", config.journal().dir(), "owner_pid",
+            e.ownerPid().isPresent() ? e.ownerPid().getAsLong() : "unknown", "problem", e.getMessage());
+        return EX_TEMPFAIL;
+      } catch (RuntimeException e) {
+        log.error("journal.unreadable", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
+        return EX_IOERR;
+      }
+      if (journal.status() == Journal.Status.OPEN) {
+        log.info("journal.open", "dir", config.journal().dir(), "report", journal.report());
+        return EX_OK;
+      }
+      log.error("journal.recovery_required", "dir", config.journal().dir(), "report", journal.report(),
+          "action", "inspect with 'ql3-worker journal inspect', resolve with 'ql3-worker journal resolve'; no register, no pull");
+      journal.close();
+      journal = null;
+      if (!env.waitForRecovery()) {
+        return EX_CONFIG;
+      }
+      // Release the directory so an operator can resolve it, then look again.
+      try {
+        if (signals.get() > 0) {
+          return EX_CONFIG;
+        }
+        Thread.sleep(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return EX_CONFIG;
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ the step
+
+  private void step(long now) {
+    int signalCount = signals.get();
+    if (signalCount >= 1 && phase != Phase.DRAINING && phase != Phase.STOPPED) {
+      beginDrain(now);
+    }
+    if (signalCount >= 2 && !runsCancelled) {
+      runsCancelled = true;
+      log.warn("runs.cancel", "reason", "second signal");
+      plane.cancelAll(SHUTDOWN_NOW);
+    }
+
+    session.tick(now);
+    if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
+      plane.sessionLost();
+    }
+    plane.tick(now, session.pullPermit(now));
+
+    switch (phase) {
+      case RECONCILING -> {
+        if (plane.settled()) {
+          phase = Phase.RUNNING;
+          session.register(now);
+        }
+      }
+      case RUNNING -> {
+        SessionState s = session.state();
+        boolean needsSession = s == SessionState.NONE || s == SessionState.FENCED || s == SessionState.EXPIRED;
+        // A new session only after every run of the old one is settled.
+        if (needsSession && plane.settled() && !session.requestOutstanding()) {
+          session.register(now);
+        }
+      }
+      case DRAINING -> drainStep(now);
+      case STOPPED -> {
+        // nothing: the main thread is closing down
+      }
+    }
+    writeStatus(now);
+  }
+
+  private void beginDrain(long now) {
+    phase = Phase.DRAINING;
+    drainStartedAt = now;
+    log.info("agent.drain", "drain_timeout_ms", config.execution().drainTimeout().toMillis());
+    plane.beginDrain();
+    session.beginDrain();
+  }
+
+  private void drainStep(long now) {
+    if (!runsCancelled && now - drainStartedAt >= config.execution().drainTimeout().toNanos()) {
+      runsCancelled = true;
+      log.warn("runs.cancel", "reason", "drain timeout");
+      plane.cancelAll(DRAIN_TIMEOUT);
+    }
+    if (!plane.settled()) {
+      if (!drainLogged && now - drainStartedAt >= config.execution().drainTimeout().toNanos()) {
+        drainLogged = true;
+        log.warn("agent.drain.waiting", "running", plane.runCounts().active(),
+            "pending_completions", plane.runCounts().pendingCompletions(),
+            "why", "a run can still produce a completion: the journal stays owned");
+      }
+      return;
+    }
+    SessionState s = session.state();
+    if (s.isLive() && !session.requestOutstanding()) {
+      session.disconnect();
+      return;
+    }
+    if (s == SessionState.REGISTERING || session.requestOutstanding()) {
+      return;
+    }
+    if (!s.isLive()) {
+      phase = Phase.STOPPED;
+      log.info("agent.stopped", "session_state", s);
+      writeStatus(now);
+      stopped.countDown();
+    }
+  }
+
+  private void onStepFailure(Throwable e) {
+    if (e instanceof JournalFailedException || e.getCause() instanceof JournalFailedException) {
+      log.error("journal.failed", "problem", String.valueOf(e.getMessage()),
+          "action", "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
+      exitCode.set(EX_IOERR);
+      phase = Phase.STOPPED;
+      stopped.countDown();
+      return;
+    }
+    log.error("agent.step_failed", "problem", String.valueOf(e), "at", e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "");
+  }
+
+  private LifecyclePhase lifecycle() {
+    if (phase == Phase.RECONCILING) {
+      return LifecyclePhase.RECONCILING;
+    }
+    if (phase == Phase.DRAINING || phase == Phase.STOPPED || session.drainRequested()) {
+      return LifecyclePhase.DRAINING;
+    }
+    return switch (session.state()) {
+      case REGISTERING -> LifecyclePhase.REGISTERING;
+      case ACTIVE -> LifecyclePhase.ACTIVE;
+      case DRAINING -> LifecyclePhase.DRAINING;
+      case OFFLINE -> LifecyclePhase.OFFLINE;
+      default -> LifecyclePhase.NO_USABLE_SESSION;
+    };
+  }
+
+  private long lastStatusAt;
+  private boolean statusWritten;
+
+  private void writeStatus(long now) {
+    if (statusFile == null) {
+      return;
+    }
+    // At most about once a second, and always on the last step.
+    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < TimeUnit.SECONDS.toNanos(1)) {
+      return;
+    }
+    lastStatusAt = now;
+    statusWritten = true;
+    var capacity = oracle.compute(lifecycle());
+    var runs = plane.runCounts();
+    StatusSnapshot snap = new StatusSnapshot(
+        env.wallClock().instant(), ProcessHandle.current().pid(), config.workerId(), config.profile().wireName(),
+        phase.name().toLowerCase(java.util.Locale.ROOT),
+        session.sessionId().map(SessionId::value).orElse(null), session.generation(), session.version(),
+        session.state().name().toLowerCase(java.util.Locale.ROOT), session.leaseRemaining(now).toMillis(),
+        session.heartbeatIntervalMs(), capacity.availableSlots(), capacity.maxConcurrentRuns(),
+        capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT), runs.active(), runs.pendingCompletions(),
+        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem());
+    try {
+      statusFile.write(snap);
+    } catch (IOException e) {
+      log.warn("status.write_failed", "file", statusFile.path(), "problem", e.getMessage());
+    }
+  }
+
+  private void closeQuietly() {
+    Cadence c = cadence;
+    if (c != null) {
+      c.close();
+    }
+    if (journal != null) {
+      journal.close();
+      log.info("journal.released", "dir", config.journal().dir());
+    }
+    if (client != null) {
+      client.close();
+      log.info("connection.closed");
+    }
+    if (executionClock != null) {
+      executionClock.close();
+    }
+  }
+
+  // ------------------------------------------------------------------ listeners
+
+  private final class SessionEvents implements SessionListener {
+    @Override
+    public void registered(SessionId sessionId, long generation) {
+      journal.append(new JournalRecord.SessionRegistered(sessionId.value(), generation));
+    }
+
+    @Override
+    public void stateChanged(SessionState from, SessionState to, String why) {
+      log.info("session.state", "from", from, "to", to, "session", session.sessionId().map(SessionId::value).orElse(""),
+          "generation", session.generation(), "why", why);
+      if (to == SessionState.DRAINING) {
+        journal.append(new JournalRecord.DrainBegun(session.sessionId().orElseThrow().value(), session.generation()));
+      } else if (to == SessionState.OFFLINE) {
+        journal.append(new JournalRecord.Offline(session.sessionId().orElseThrow().value(), session.generation()));
+      }
+    }
+
+    @Override
+    public void cancelRequested(List<RunId> runs) {
+      log.info("runs.cancel_requested", "runs", runs.size());
+      plane.cancel(runs);
+    }
+
+    @Override
+    public void workAvailable() {
+      plane.workAvailable();
+    }
+
+    @Override
+    public void drifted(Drift drift) {
+      log.error("session.drift", "reason", drift.reason().code(), "detail", drift.detail());
+    }
+
+    @Override
+    public void requestFailed(String operation, String what) {
+      log.warn("session.request_failed", "operation", operation, "result", what);
+    }
+  }
+
+  private final class PlaneEvents implements PlaneListener {
+    @Override
+    public void runStarted(String runId, long attempt, OptionalLong pid) {
+      log.info("run.started", "run", runId, "attempt", attempt, "pid", pid.isPresent() ? pid.getAsLong() : null);
+    }
+
+    @Override
+    public void runFinished(String runId, long attempt, RunResult result) {
+      log.info("run.finished", "run", runId, "attempt", attempt, "outcome", result.outcome(),
+          "exit_code", result.exitCode(), "duration_ms", result.durationMs(),
+          "failure", result.failure() == null ? null : result.failure().code());
+    }
+
+    @Override
+    public void offerRejected(String runId, long attempt, String why) {
+      log.warn("offer.rejected", "run", runId, "attempt", attempt, "why", why);
+    }
+
+    @Override
+    public void offerDeduplicated(String runId, long attempt) {
+      log.info("offer.deduplicated", "run", runId, "attempt", attempt);
+    }
+
+    @Override
+    public void completionDelivered(String runId, long attempt, String disposition) {
+      log.info("completion.delivered", "run", runId, "attempt", attempt, "disposition", disposition);
+    }
+
+    @Override
+    public void completionSuperseded(String runId, long attempt) {
+      log.warn("completion.superseded", "run", runId, "attempt", attempt);
+    }
+
+    @Override
+    public void completionRetry(String runId, long attempt, String why) {
+      log.warn("completion.retry", "run", runId, "attempt", attempt, "result", why);
+    }
+
+    @Override
+    public void completionRefused(String runId, long attempt, String why) {
+      log.error("completion.refused", "run", runId, "attempt", attempt, "result", why, "action", "kept; retried later");
+    }
+
+    @Override
+    public void pullDrift(Drift drift) {
+      session.drifted(drift);
+    }
+
+    @Override
+    public void pullRefused(IngressResult<?> result) {
+      log.warn("pull.refused", "result", result);
+      session.executionRefused(result.kind(), result.toString());
+    }
+  }
+}

@@ -1,0 +1,676 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.CompleteRequest;
+import io.ql3.worker.contract.CompleteResponse;
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.contract.DriftCheck;
+import io.ql3.worker.contract.ExecutorSpec;
+import io.ql3.worker.contract.Failure;
+import io.ql3.worker.contract.FailureCategory;
+import io.ql3.worker.contract.Offer;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.OfferRejection;
+import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.contract.PullId;
+import io.ql3.worker.contract.PullRequest;
+import io.ql3.worker.contract.PullResponse;
+import io.ql3.worker.contract.RunCounts;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.RunResult;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.journal.Disposition;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.journal.RunKey;
+import io.ql3.worker.runtime.exec.CancellationSignal;
+import io.ql3.worker.runtime.exec.ExecutionClock;
+import io.ql3.worker.runtime.exec.ExecutionContext;
+import io.ql3.worker.runtime.exec.ExecutionResult;
+import io.ql3.worker.runtime.exec.Executor;
+import io.ql3.worker.runtime.exec.ExecutorRegistry;
+import io.ql3.worker.runtime.exec.PrepareFailedException;
+import io.ql3.worker.runtime.exec.PreparedRun;
+import io.ql3.worker.runtime.exec.RunHandle;
+import io.ql3.worker.runtime.exec.SpecRejectedException;
+import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.runtime.session.SessionLease;
+import io.ql3.worker.transport.IngressResult;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
+import java.util.random.RandomGenerator;
+
+/**
+ * Runs offered work under the journal's authority, driven by the cadence: every
+ * {@link #tick(long, Optional)} first records finished runs and delivers completions, then pulls.
+ * It owns no timer and no thread; executors finish on their own threads and only wake the cadence.
+ *
+ * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted →
+ * run started → launch; result recorded → completion sent; acknowledged (may ride a later group
+ * commit). An offer already completed (the journal's window) is answered from the journal, never
+ * executed again. A completion goes to the session the run was offered under, whatever that
+ * session's state is now.
+ */
+public final class ExecutionPlane {
+  private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
+  private static final int MAX_COMPLETIONS_IN_FLIGHT = 16;
+
+  private final Journal journal;
+  private final PlaneIngress ingress;
+  private final ExecutorRegistry executors;
+  private final OfferPolicy policy;
+  private final PlaneSettings settings;
+  private final RunPaths paths;
+  private final Uuid7Generator ids;
+  private final ExecutionClock clock;
+  private final IntSupplier freeSlots;
+  private final PlaneListener listener;
+  private final Runnable wake;
+  private final RandomGenerator random;
+
+  /** Launched runs, by attempt. */
+  private final Map<RunKey, LiveRun> running = new LinkedHashMap<>();
+  /** Recorded results waiting for (or in) delivery, by attempt. */
+  private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
+
+  private PendingPull pull;
+  private boolean draining;
+  private boolean pullWanted = true;
+  private long nextPullAt = Long.MAX_VALUE;
+  private long pullNotBefore = Long.MIN_VALUE;
+  private final Backoff pullBackoff;
+
+  public ExecutionPlane(
+      Journal journal,
+      PlaneIngress ingress,
+      ExecutorRegistry executors,
+      OfferPolicy policy,
+      PlaneSettings settings,
+      Uuid7Generator ids,
+      ExecutionClock clock,
+      IntSupplier freeSlots,
+      PlaneListener listener,
+      Runnable wake,
+      RandomGenerator random) {
+    this.journal = Objects.requireNonNull(journal);
+    this.ingress = Objects.requireNonNull(ingress);
+    this.executors = Objects.requireNonNull(executors);
+    this.policy = Objects.requireNonNull(policy);
+    this.settings = Objects.requireNonNull(settings);
+    this.paths = new RunPaths(settings.workDir(), settings.keptLogs());
+    this.ids = Objects.requireNonNull(ids);
+    this.clock = Objects.requireNonNull(clock);
+    this.freeSlots = Objects.requireNonNull(freeSlots);
+    this.listener = Objects.requireNonNull(listener);
+    this.wake = Objects.requireNonNull(wake);
+    this.random = Objects.requireNonNull(random);
+    this.pullBackoff = newBackoff();
+  }
+
+  // ------------------------------------------------------------------ start-up
+
+  /**
+   * Reconciles the journal after a start (contract section 7, rule 1), before any register: a run
+   * that started and has no result is recorded {@code uncertain}; a run accepted and provably
+   * never started is recorded {@code cancelled} (transient, {@code not_started}) so the server can
+   * offer it again at once; open pull reservations are closed (their answer is lost: the server
+   * reclaims those runs when the old session ends). Every recorded result is then queued for
+   * delivery to the session it was offered under.
+   */
+  public Reconciliation reconcile() {
+    JournalFacts facts = journal.facts();
+    List<CompletableFuture<Long>> writes = new ArrayList<>();
+    int uncertain = 0;
+    int notStarted = 0;
+    for (RunFact f : facts.running()) {
+      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(
+          f.offer().runId(), f.offer().attempt(), io.ql3.worker.journal.RunResult.uncertainAfterCrash())));
+      uncertain++;
+    }
+    for (RunFact f : facts.accepted()) {
+      Failure failure = new Failure(FailureCategory.TRANSIENT, "not_started",
+          "accepted but never started before the worker stopped");
+      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(f.offer().runId(), f.offer().attempt(),
+          JournalMapping.toJournal(Outcome.CANCELLED, failure, RunResult.NOT_RUN))));
+      notStarted++;
+    }
+    for (var p : facts.openPulls()) {
+      writes.add(journal.appendAsync(new JournalRecord.PullClosed(p.pullId())));
+    }
+    awaitAll(writes);
+    JournalFacts after = journal.facts();
+    for (RunFact f : after.pendingCompletions()) {
+      queueDelivery(f.offer(), f.result(), false);
+    }
+    return new Reconciliation(uncertain, notStarted, after.pendingCompletions().size());
+  }
+
+  /** What {@link #reconcile()} found. */
+  public record Reconciliation(int reportedUncertain, int reportedNotStarted, int completionsToDeliver) {}
+
+  // ------------------------------------------------------------------ the step
+
+  /**
+   * One step: record finished runs, handle completion answers, deliver completions (first), then
+   * handle a pull answer and pull again when there is a reason to.
+   *
+   * @param permit the session to pull under, when pulling is allowed now
+   */
+  public void tick(long now, Optional<SessionLease> permit) {
+    recordFinishedRuns();
+    harvestCompletions(now);
+    deliverCompletions(now);
+    harvestPull(now, permit);
+    maybePull(now, permit);
+  }
+
+  /** Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. */
+  public void cancel(List<RunId> runIds) {
+    for (RunId id : runIds) {
+      for (LiveRun r : running.values()) {
+        if (r.runId.equals(id.value())) {
+          r.cancellation.cancel(CancellationSignal.DEFAULT_REASON);
+        }
+      }
+    }
+  }
+
+  /** Cancels every running run cooperatively (drain timeout, second signal). */
+  public void cancelAll(Failure reason) {
+    for (LiveRun r : running.values()) {
+      r.cancellation.cancel(reason);
+    }
+  }
+
+  /** Stops pulling at once; a parked pull is aborted. Runs and completions go on. */
+  public void beginDrain() {
+    draining = true;
+    if (pull != null && pull.future != null && !pull.future.isDone()) {
+      ingress.abortPulls();
+    }
+  }
+
+  /** A hint that work is queued (heartbeat {@code workAvailable}). */
+  public void workAvailable() {
+    pullWanted = true;
+  }
+
+  /** Stops pulling for the rest of this session (fence, drift, credential rejection). */
+  public void sessionLost() {
+    if (pull != null && pull.future != null && !pull.future.isDone()) {
+      ingress.abortPulls();
+    }
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  /** Runs held: running, and results waiting for delivery (for heartbeats and status). */
+  public RunCounts runCounts() {
+    return new RunCounts(running.size(), deliveries.size());
+  }
+
+  /** True when no run is held and no pull is outstanding: the session may go offline. */
+  public boolean settled() {
+    return running.isEmpty() && deliveries.isEmpty() && pull == null;
+  }
+
+  /** True while a pull is on the wire or waiting to be resent. */
+  public boolean pullOutstanding() {
+    return pull != null;
+  }
+
+  // ------------------------------------------------------------------ runs
+
+  private void recordFinishedRuns() {
+    List<LiveRun> done = new ArrayList<>();
+    for (LiveRun r : running.values()) {
+      if (r.handle.result().isDone()) {
+        done.add(r);
+      }
+    }
+    if (done.isEmpty()) {
+      return;
+    }
+    List<CompletableFuture<Long>> writes = new ArrayList<>(done.size());
+    List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
+    for (LiveRun r : done) {
+      ExecutionResult er = r.handle.result().join();
+      io.ql3.worker.journal.RunResult jr = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
+      results.add(jr);
+      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr)));
+    }
+    // The result is durable before its completion is sent: one group commit for all of them.
+    awaitAll(writes);
+    for (int i = 0; i < done.size(); i++) {
+      LiveRun r = done.get(i);
+      running.remove(r.key);
+      queueDelivery(r.offer, results.get(i), false);
+      listener.runFinished(r.runId, r.attempt, results.get(i));
+    }
+    pullWanted = true; // a slot may be free
+  }
+
+  private void queueDelivery(JournalRecord.OfferAccepted offer, io.ql3.worker.journal.RunResult result, boolean redelivery) {
+    RunKey key = offer.runKey();
+    if (deliveries.containsKey(key)) {
+      return;
+    }
+    CompleteRequest request = JournalMapping.completion(new RunFact(offer, null, -1, -1, result, null));
+    deliveries.put(key, new Delivery(key, new SessionId(offer.sessionId()), new RunId(offer.runId()),
+        request, redelivery, newBackoff()));
+  }
+
+  private Backoff newBackoff() {
+    return new Backoff(settings.retryBase().toNanos(), settings.retryMax().toNanos(), random);
+  }
+
+  private void deliverCompletions(long now) {
+    int inFlight = 0;
+    for (Delivery d : deliveries.values()) {
+      if (d.future != null) {
+        inFlight++;
+      }
+    }
+    for (Delivery d : deliveries.values()) {
+      if (inFlight >= MAX_COMPLETIONS_IN_FLIGHT) {
+        return;
+      }
+      if (d.future != null || now - d.notBefore < 0) {
+        continue;
+      }
+      d.future = ingress.complete(d.session, d.runId, d.request);
+      d.future.whenComplete((r, e) -> wake.run());
+      inFlight++;
+    }
+  }
+
+  private void harvestCompletions(long now) {
+    List<CompletableFuture<Long>> acks = new ArrayList<>();
+    Iterator<Delivery> it = deliveries.values().iterator();
+    while (it.hasNext()) {
+      Delivery d = it.next();
+      if (d.future == null || !d.future.isDone()) {
+        continue;
+      }
+      IngressResult<CompleteResponse> r = d.future.getNow(null);
+      d.future = null;
+      if (r == null) {
+        d.notBefore = now + d.backoff.nextDelayNanos();
+        continue;
+      }
+      switch (r.kind()) {
+        case SUCCESS -> {
+          Optional<Drift> drift = DriftCheck.complete(r.value(), d.runId, d.request.attempt());
+          if (drift.isPresent()) {
+            listener.completionRefused(d.runId.value(), d.request.attempt(), "drift: " + drift.get().detail());
+            d.notBefore = now + d.backoff.nextDelayNanos();
+            continue;
+          }
+          if (!d.redelivery) {
+            Disposition disposition = r.value().disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
+                ? Disposition.DUPLICATE : Disposition.ACCEPTED;
+            acks.add(journal.appendAsync(new JournalRecord.CompletionAcknowledged(
+                d.runId.value(), d.request.attempt(), disposition)));
+          }
+          it.remove();
+          listener.completionDelivered(d.runId.value(), d.request.attempt(), r.value().disposition().wire());
+          paths.cleanUp(d.runId.value(), d.request.attempt());
+        }
+        case RUN_NOT_LEASED -> {
+          if (!d.redelivery) {
+            acks.add(journal.appendAsync(new JournalRecord.Superseded(d.runId.value(), d.request.attempt())));
+          }
+          it.remove();
+          listener.completionSuperseded(d.runId.value(), d.request.attempt());
+          paths.cleanUp(d.runId.value(), d.request.attempt());
+        }
+        case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
+          long delay = d.backoff.nextDelayNanos();
+          if (r.retryAfter().isPresent()) {
+            delay = Math.max(delay, r.retryAfter().get().toNanos());
+          }
+          d.notBefore = now + delay;
+          listener.completionRetry(d.runId.value(), d.request.attempt(), r.toString());
+        }
+        default -> {
+          // Credential rejection, a client bug, a 409 session code, a drifting answer: the run's
+          // result must still reach the server; keep it and try again later, loudly.
+          d.notBefore = now + d.backoff.nextDelayNanos();
+          listener.completionRefused(d.runId.value(), d.request.attempt(), r.toString());
+        }
+      }
+    }
+    // Acknowledgements may ride the next group commit: nothing waits for them here. A failed
+    // journal surfaces on the next append.
+    if (!acks.isEmpty()) {
+      pullWanted = true;
+    }
+  }
+
+  // ------------------------------------------------------------------ pulls
+
+  private void maybePull(long now, Optional<SessionLease> permit) {
+    if (pull != null) {
+      if (pull.future == null && permit.isPresent() && !draining && now - pullNotBefore >= 0
+          && permit.get().equals(pull.lease)) {
+        sendPull(pull); // resend the very same bytes (same pullId)
+      }
+      return;
+    }
+    if (draining || permit.isEmpty()) {
+      return;
+    }
+    if (!pullWanted && now - nextPullAt < 0) {
+      return;
+    }
+    int free = freeSlots.getAsInt();
+    if (free <= 0) {
+      return; // a freed slot sets pullWanted again
+    }
+    int maxRuns = Math.min(free, settings.pullPage());
+    boolean h2 = "h2".equals(ingress.protocol());
+    int waitMs = h2 ? (int) Math.min(settings.longPoll().toMillis(), PullRequest.MAX_WAIT_MS) : 0;
+    PullId pullId = ids.nextPullId();
+    SessionLease lease = permit.get();
+    PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
+    // The reservation is durable before the request leaves.
+    journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
+    pullWanted = false;
+    nextPullAt = Long.MAX_VALUE;
+    pull = new PendingPull(lease, request, now);
+    sendPull(pull);
+  }
+
+  private void sendPull(PendingPull p) {
+    p.future = ingress.pull(p.lease.sessionId(), p.request, policy);
+    p.future.whenComplete((r, e) -> wake.run());
+  }
+
+  private void harvestPull(long now, Optional<SessionLease> permit) {
+    PendingPull p = pull;
+    if (p == null) {
+      return;
+    }
+    if (p.future == null) {
+      // Waiting to be resent: give up when the session can no longer pull.
+      if (draining || permit.isEmpty() || !permit.get().equals(p.lease)) {
+        closePull(p);
+      }
+      return;
+    }
+    if (!p.future.isDone()) {
+      return;
+    }
+    IngressResult<PullResponse> r = p.future.getNow(null);
+    p.future = null;
+    if (r == null) {
+      retryPull(now, null);
+      return;
+    }
+    switch (r.kind()) {
+      case SUCCESS -> {
+        PullResponse resp = r.value();
+        Optional<Drift> drift = DriftCheck.pull(resp, p.request);
+        if (drift.isPresent()) {
+          closePull(p);
+          listener.pullDrift(drift.get());
+          return;
+        }
+        pullBackoff.reset();
+        acceptOffers(p, resp);
+        scheduleNextPull(now, p, resp);
+      }
+      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
+        if (draining || permit.isEmpty() || !permit.get().equals(p.lease)) {
+          closePull(p);
+        } else {
+          retryPull(now, r);
+        }
+      }
+      default -> {
+        closePull(p);
+        listener.pullRefused(r);
+      }
+    }
+  }
+
+  private void retryPull(long now, IngressResult<?> r) {
+    long delay = pullBackoff.nextDelayNanos();
+    if (r != null && r.retryAfter().isPresent()) {
+      delay = Math.max(delay, r.retryAfter().get().toNanos());
+    }
+    pullNotBefore = now + delay;
+  }
+
+  private void closePull(PendingPull p) {
+    journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
+    pull = null;
+  }
+
+  private void scheduleNextPull(long now, PendingPull p, PullResponse resp) {
+    if (!resp.offers().isEmpty()) {
+      pullWanted = true; // more may be queued; slots decide
+      return;
+    }
+    if (resp.nextPullAfterMs() > 0) {
+      nextPullAt = now + resp.nextPullAfterMs() * NANOS_PER_MS;
+      return;
+    }
+    // An empty answer after a real long poll is itself the reason to pull again; an empty answer
+    // that came back early (a server that does not park) waits for a hint: no hot loop.
+    long heldMs = (now - p.sentAt) / NANOS_PER_MS;
+    if (p.request.waitMs() > 0 && heldMs * 2 >= p.request.waitMs()) {
+      pullWanted = true;
+    }
+  }
+
+  private void acceptOffers(PendingPull p, PullResponse resp) {
+    JournalFacts facts = journal.facts();
+    List<JournalRecord> records = new ArrayList<>();
+    List<Offer> toRun = new ArrayList<>();
+    List<JournalRecord.OfferAccepted> rejected = new ArrayList<>();
+    List<io.ql3.worker.journal.RunResult> rejectedResults = new ArrayList<>();
+    for (Offer offer : resp.offers()) {
+      RunKey key = new RunKey(offer.runId().value(), offer.attempt());
+      if (running.containsKey(key) || deliveries.containsKey(key)) {
+        continue; // already ours: running or being delivered
+      }
+      Optional<RunFact> known = facts.recentCompletion(key.runId(), key.attempt());
+      if (known.isPresent()) {
+        // Completed before: answer from the journal, never execute again.
+        RunFact f = known.get();
+        queueDelivery(f.offer(), f.result(), f.settlement() != null);
+        listener.offerDeduplicated(key.runId(), key.attempt());
+        continue;
+      }
+      if (isHeld(facts, key)) {
+        continue;
+      }
+      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
+          offer.runId().value(), offer.attempt(), p.lease.sessionId().value(), p.lease.generation(),
+          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
+      records.add(accepted);
+      Optional<Failure> refusal = refusal(offer);
+      if (refusal.isPresent()) {
+        io.ql3.worker.journal.RunResult result =
+            JournalMapping.toJournal(Outcome.FAILED, refusal.get(), RunResult.NOT_RUN);
+        records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
+        rejected.add(accepted);
+        rejectedResults.add(result);
+        listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
+      } else {
+        toRun.add(offer);
+      }
+    }
+    records.add(new JournalRecord.PullClosed(p.request.pullId().value()));
+    appendAll(records); // offers accepted (and the reservation closed) in one group commit
+    pull = null;
+    for (int i = 0; i < rejected.size(); i++) {
+      queueDelivery(rejected.get(i), rejectedResults.get(i), false);
+    }
+    startRuns(p.lease, toRun);
+  }
+
+  private static boolean isHeld(JournalFacts facts, RunKey key) {
+    for (List<RunFact> list : List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
+      for (RunFact f : list) {
+        if (f.key().equals(key)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
+  private Optional<Failure> refusal(Offer offer) {
+    if (offer.rejection().isPresent()) {
+      OfferRejection rej = offer.rejection().get();
+      return Optional.of(rej.failure());
+    }
+    Optional<Executor> executor = executors.find(offer.executor());
+    ExecutorSpec spec = offer.executorSpec().orElse(null);
+    if (executor.isEmpty() || spec == null) {
+      return Optional.of(offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
+    }
+    try {
+      executor.get().validate(spec);
+      return Optional.empty();
+    } catch (SpecRejectedException e) {
+      return Optional.of(offerRejected(e.getMessage()));
+    }
+  }
+
+  private static Failure offerRejected(String message) {
+    String m = message == null ? "offer rejected" : message;
+    if (m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS) {
+      m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
+    }
+    return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
+  }
+
+  private void startRuns(SessionLease lease, List<Offer> offers) {
+    if (offers.isEmpty()) {
+      return;
+    }
+    List<PreparedStart> prepared = new ArrayList<>();
+    List<FailedStart> failed = new ArrayList<>();
+    List<JournalRecord> records = new ArrayList<>();
+    for (Offer offer : offers) {
+      Executor executor = executors.find(offer.executor()).orElseThrow();
+      CancellationSignal cancellation = new CancellationSignal();
+      ExecutionContext ctx = new ExecutionContext(
+          offer.runId(), Math.toIntExact(offer.attempt()), offer.idempotencyKey(),
+          paths.workDirectory(offer.runId().value(), offer.attempt()),
+          paths.outputLog(offer.runId().value(), offer.attempt()),
+          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
+      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
+          offer.runId().value(), offer.attempt(), lease.sessionId().value(), lease.generation(),
+          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
+      try {
+        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
+        prepared.add(new PreparedStart(accepted, run, cancellation));
+        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
+        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
+      } catch (PrepareFailedException e) {
+        io.ql3.worker.journal.RunResult result =
+            JournalMapping.toJournal(Outcome.FAILED, e.failure(), RunResult.NOT_RUN);
+        records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
+        failed.add(new FailedStart(accepted, result));
+      }
+    }
+    appendAll(records);
+    for (FailedStart f : failed) {
+      queueDelivery(f.accepted(), f.result(), false);
+    }
+    for (PreparedStart s : prepared) {
+      RunHandle handle = s.run.launch();
+      LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+      running.put(live.key, live);
+      handle.result().whenComplete((r, e) -> wake.run());
+      listener.runStarted(live.runId, live.attempt, handle.pid());
+    }
+  }
+
+  private void appendAll(List<JournalRecord> records) {
+    List<CompletableFuture<Long>> writes = new ArrayList<>(records.size());
+    for (JournalRecord r : records) {
+      writes.add(journal.appendAsync(r));
+    }
+    awaitAll(writes);
+  }
+
+  private static void awaitAll(List<CompletableFuture<Long>> writes) {
+    for (CompletableFuture<Long> w : writes) {
+      w.join(); // a failed journal throws: the agent stops taking work
+    }
+  }
+
+  // ------------------------------------------------------------------ state holders
+
+  private record FailedStart(JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
+
+  private record PreparedStart(JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
+
+  private static final class PendingPull {
+    final SessionLease lease;
+    final PullRequest request;
+    final long sentAt;
+    CompletableFuture<IngressResult<PullResponse>> future;
+
+    PendingPull(SessionLease lease, PullRequest request, long sentAt) {
+      this.lease = lease;
+      this.request = request;
+      this.sentAt = sentAt;
+    }
+  }
+
+  private static final class Delivery {
+    final RunKey key;
+    final SessionId session;
+    final RunId runId;
+    final CompleteRequest request;
+    final boolean redelivery;
+    final Backoff backoff;
+    long notBefore = Long.MIN_VALUE;
+    CompletableFuture<IngressResult<CompleteResponse>> future;
+
+    Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {
+      this.key = key;
+      this.session = session;
+      this.runId = runId;
+      this.request = request;
+      this.redelivery = redelivery;
+      this.backoff = backoff;
+    }
+  }
+
+  private static final class LiveRun {
+    final RunKey key;
+    final String runId;
+    final long attempt;
+    final JournalRecord.OfferAccepted offer;
+    final RunHandle handle;
+    final CancellationSignal cancellation;
+
+    LiveRun(JournalRecord.OfferAccepted offer, RunHandle handle, CancellationSignal cancellation) {
+      this.key = offer.runKey();
+      this.runId = offer.runId();
+      this.attempt = offer.attempt();
+      this.offer = offer;
+      this.handle = handle;
+      this.cancellation = cancellation;
+    }
+  }
+}

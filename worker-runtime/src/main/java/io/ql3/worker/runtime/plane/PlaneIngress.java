@@ -1,0 +1,50 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.CompleteRequest;
+import io.ql3.worker.contract.CompleteResponse;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.PullRequest;
+import io.ql3.worker.contract.PullResponse;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.transport.IngressClient;
+import io.ql3.worker.transport.IngressResult;
+import java.util.concurrent.CompletableFuture;
+
+/** The two execution operations of the ingress client, plus what the plane needs to know of it. */
+public interface PlaneIngress {
+  CompletableFuture<IngressResult<PullResponse>> pull(SessionId session, PullRequest request, OfferPolicy policy);
+
+  CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId session, RunId run, CompleteRequest request);
+
+  /** Aborts a parked pull (h2); its result becomes outcome-unknown. */
+  void abortPulls();
+
+  /** {@code h2}, {@code http/1.1}, or null before the first connection. */
+  String protocol();
+
+  /** Adapts the transport's client. */
+  static PlaneIngress of(IngressClient c) {
+    return new PlaneIngress() {
+      @Override
+      public CompletableFuture<IngressResult<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
+        return c.pull(s, r, p);
+      }
+
+      @Override
+      public CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+        return c.complete(s, run, r);
+      }
+
+      @Override
+      public void abortPulls() {
+        c.abortPulls();
+      }
+
+      @Override
+      public String protocol() {
+        return c.protocol();
+      }
+    };
+  }
+}

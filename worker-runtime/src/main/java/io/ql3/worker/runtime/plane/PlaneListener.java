@@ -1,0 +1,32 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.journal.RunResult;
+import io.ql3.worker.transport.IngressResult;
+import java.util.OptionalLong;
+
+/** Events of the execution plane, on the cadence thread (for logs, metrics and the session). */
+public interface PlaneListener {
+  default void runStarted(String runId, long attempt, OptionalLong pid) {}
+
+  default void runFinished(String runId, long attempt, RunResult result) {}
+
+  default void offerRejected(String runId, long attempt, String why) {}
+
+  default void offerDeduplicated(String runId, long attempt) {}
+
+  default void completionDelivered(String runId, long attempt, String disposition) {}
+
+  default void completionSuperseded(String runId, long attempt) {}
+
+  default void completionRetry(String runId, long attempt, String why) {}
+
+  /** A completion answer that is neither success nor retryable by nature; it is retried anyway. */
+  default void completionRefused(String runId, long attempt, String why) {}
+
+  /** A pull answer drifted: the session must be treated as fenced. */
+  default void pullDrift(Drift drift) {}
+
+  /** A pull was refused (fenced, credentials, client bug): the session decides what it means. */
+  default void pullRefused(IngressResult<?> result) {}
+}

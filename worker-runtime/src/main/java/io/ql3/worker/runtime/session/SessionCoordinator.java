@@ -1,0 +1,606 @@
+package io.ql3.worker.runtime.session;
+
+import io.ql3.worker.contract.Capability;
+import io.ql3.worker.contract.Capacity;
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.contract.DriftCheck;
+import io.ql3.worker.contract.DriftReason;
+import io.ql3.worker.contract.HeartbeatRequest;
+import io.ql3.worker.contract.HeartbeatResponse;
+import io.ql3.worker.contract.RegisterRequest;
+import io.ql3.worker.contract.RegisterResponse;
+import io.ql3.worker.contract.RunCounts;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.contract.SessionStatus;
+import io.ql3.worker.contract.TransitionRequest;
+import io.ql3.worker.contract.TransitionResponse;
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.transport.IngressResult;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import io.ql3.worker.runtime.retry.Backoff;
+import java.util.random.RandomGenerator;
+
+/**
+ * The worker session, driven by the caller: it owns no timer and no thread (contract section 7,
+ * rule 3). The cadence calls {@link #tick(long)}; shutdown calls {@link #beginDrain()} and, once
+ * the execution plane has proven every run settled, {@link #disconnect()}.
+ *
+ * <p>At most one session request (register, heartbeat or transition) is outstanding at any time.
+ * A request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again
+ * with the very same record, so its canonical bytes are identical, before anything new is sent.
+ * Heartbeats are sent only when due ({@code heartbeatIntervalMs} after the last answer). The lease
+ * deadline is the monotonic time the request was first sent plus {@code leaseTtlMs}: a conservative
+ * local copy of the server's lease; past it the session is {@link SessionState#EXPIRED}.
+ *
+ * <p>Thread confinement: every method runs on the cadence thread. Transport futures complete on
+ * the transport thread; they only wake the cadence, and their results are applied in the next tick.
+ */
+public final class SessionCoordinator {
+  private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final IngressClient client;
+  private final Capability capability;
+  private final SessionInputs inputs;
+  private final SessionListener listener;
+  private final Uuid7Generator ids;
+  private final Runnable wake;
+  private final Backoff retry;
+
+  private SessionState state = SessionState.NONE;
+  private SessionId sessionId;
+  private long generation;
+  private long version;
+  private Long highestGeneration;
+  private long heartbeatIntervalMs;
+  private long leaseDeadline;
+  private long nextHeartbeatAt;
+  private long notBefore;
+  private Outstanding outstanding;
+  private boolean registerRequested;
+  private boolean drainRequested;
+  private boolean offlineRequested;
+  private String lastProblem = "";
+
+  /** The three session operations of the ingress client; the seam the coordinator is tested at. */
+  public interface IngressClient {
+    CompletableFuture<IngressResult<RegisterResponse>> register(SessionId session, RegisterRequest request);
+
+    CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId session, HeartbeatRequest request);
+
+    CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId session, TransitionRequest request);
+
+    /** Adapts the transport's client. */
+    static IngressClient of(io.ql3.worker.transport.IngressClient c) {
+      return new IngressClient() {
+        @Override
+        public CompletableFuture<IngressResult<RegisterResponse>> register(SessionId s, RegisterRequest r) {
+          return c.register(s, r);
+        }
+
+        @Override
+        public CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
+          return c.heartbeat(s, r);
+        }
+
+        @Override
+        public CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+          return c.transition(s, r);
+        }
+      };
+    }
+  }
+
+  /**
+   * @param wake called (from any thread) when an answer arrived, so the cadence ticks soon
+   * @param retryBase first retry delay after a transient failure
+   * @param retryMax longest retry delay
+   */
+  public SessionCoordinator(
+      IngressClient client,
+      Capability capability,
+      SessionInputs inputs,
+      SessionListener listener,
+      Uuid7Generator ids,
+      Runnable wake,
+      Duration retryBase,
+      Duration retryMax,
+      RandomGenerator random) {
+    this.client = Objects.requireNonNull(client);
+    this.capability = Objects.requireNonNull(capability);
+    this.inputs = Objects.requireNonNull(inputs);
+    this.listener = Objects.requireNonNull(listener);
+    this.ids = Objects.requireNonNull(ids);
+    this.wake = Objects.requireNonNull(wake);
+    this.retry = new Backoff(retryBase.toNanos(), retryMax.toNanos(), random);
+  }
+
+  // ------------------------------------------------------------------ operations
+
+  /**
+   * Registers a new session (a fresh UUIDv7) with the canonical capability and the oracle's
+   * capacity. Allowed with no session, or after the previous one ended (fenced or expired) AND
+   * the caller has settled every run of it: the coordinator cannot see runs, the caller must.
+   */
+  public void register(long now) {
+    if (state == SessionState.REGISTERING || registerRequested) {
+      return; // already on its way
+    }
+    if (state != SessionState.NONE && state != SessionState.FENCED && state != SessionState.EXPIRED) {
+      throw new IllegalStateException("register in state " + state);
+    }
+    if (drainRequested) {
+      throw new IllegalStateException("register after drain began");
+    }
+    // Sent by the next send step: a request of the old session may still be on the wire.
+    registerRequested = true;
+    sendIfAllowed(now);
+  }
+
+  /**
+   * One step: apply an answer that arrived, expire the lease if it passed, then send at most one
+   * request (a resend first, then a transition asked for, then a heartbeat when due).
+   */
+  public void tick(long now) {
+    harvest(now);
+    expireIfPast(now);
+    sendIfAllowed(now);
+  }
+
+  /**
+   * Starts draining: the next request is {@code active → draining} with 0 capacity. Pulls stop at
+   * once ({@link #pullPermit(long)} is empty from now on). Idempotent.
+   */
+  public void beginDrain() {
+    drainRequested = true;
+    registerRequested = false;
+  }
+
+  /**
+   * Ends the session: {@code draining → offline} (or {@code active → offline}). Call only when the
+   * execution plane has proven that every run is settled. Idempotent.
+   */
+  public void disconnect() {
+    drainRequested = true;
+    offlineRequested = true;
+  }
+
+  /** A credential file changed: a suspended session retries its heartbeat at once. */
+  public void credentialsChanged() {
+    if (state == SessionState.SUSPENDED || state == SessionState.NONE) {
+      notBefore = Long.MIN_VALUE;
+      nextHeartbeatAt = Long.MIN_VALUE;
+      retry.reset();
+    }
+  }
+
+  /**
+   * A pull (or another execution request) was refused in a way that concerns the session: a 409
+   * fences it, a client bug or a drifting answer fails it closed, a credential rejection
+   * suspends pulling while heartbeats go on.
+   */
+  public void executionRefused(IngressResult.Kind kind, String what) {
+    if (!state.isLive()) {
+      return;
+    }
+    switch (kind) {
+      case FENCED -> {
+        lastProblem = "pull: " + what;
+        move(SessionState.FENCED, "fenced by the server: " + what);
+      }
+      case CLIENT_BUG, DRIFT, RUN_NOT_LEASED -> {
+        lastProblem = "pull refused, failing closed: " + what;
+        move(SessionState.FENCED, lastProblem);
+      }
+      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
+        lastProblem = "pull: " + what;
+        if (state == SessionState.ACTIVE) {
+          move(SessionState.SUSPENDED, "credentials rejected: " + what);
+        }
+      }
+      default -> {
+        // success and retryable kinds do not concern the session
+      }
+    }
+  }
+
+  /** A pull answer drifted: fail closed, the session is treated as fenced (section 6). */
+  public void drifted(Drift drift) {
+    if (!state.isLive()) {
+      return;
+    }
+    lastProblem = "drift: " + drift.reason().code() + ": " + drift.detail();
+    listener.drifted(drift);
+    move(SessionState.FENCED, lastProblem);
+  }
+
+  // ------------------------------------------------------------------ queries
+
+  public SessionState state() {
+    return state;
+  }
+
+  /** The session pulls run under, when pulling is allowed now: active, lease valid, not draining. */
+  public Optional<SessionLease> pullPermit(long now) {
+    if (state != SessionState.ACTIVE || drainRequested || now - leaseDeadline >= 0) {
+      return Optional.empty();
+    }
+    return Optional.of(new SessionLease(sessionId, generation));
+  }
+
+  /** The current or last session id; empty before the first register. */
+  public Optional<SessionId> sessionId() {
+    return Optional.ofNullable(sessionId);
+  }
+
+  public long generation() {
+    return generation;
+  }
+
+  public long version() {
+    return version;
+  }
+
+  /** The last heartbeat interval the server gave, in ms (0 before the first answer). */
+  public long heartbeatIntervalMs() {
+    return heartbeatIntervalMs;
+  }
+
+  /** Time left on the local lease, or zero when no live session. */
+  public Duration leaseRemaining(long now) {
+    if (!state.isLive()) {
+      return Duration.ZERO;
+    }
+    return Duration.ofNanos(Math.max(0, leaseDeadline - now));
+  }
+
+  /** True when a session request is on the wire or waiting to be resent. */
+  public boolean requestOutstanding() {
+    return outstanding != null;
+  }
+
+  public boolean drainRequested() {
+    return drainRequested;
+  }
+
+  /** The last problem seen (for status), or empty. */
+  public String lastProblem() {
+    return lastProblem;
+  }
+
+  // ------------------------------------------------------------------ internals
+
+  private enum Op {
+    REGISTER,
+    HEARTBEAT,
+    TRANSITION
+  }
+
+  /** The one session request that is not settled yet: same record (same bytes) until it is. */
+  private static final class Outstanding {
+    final Op op;
+    final Object request;
+    final SessionId session;
+    long firstSentAt;
+    boolean sent;
+    CompletableFuture<? extends IngressResult<?>> future;
+
+    Outstanding(Op op, Object request, SessionId session) {
+      this.op = op;
+      this.request = request;
+      this.session = session;
+    }
+  }
+
+  private void sendIfAllowed(long now) {
+    if (outstanding != null && outstanding.future != null) {
+      return; // on the wire: never two session requests at once
+    }
+    if (now - notBefore < 0) {
+      return; // backing off after a failure
+    }
+    if (outstanding == null) {
+      outstanding = nextRequest(now);
+      if (outstanding == null) {
+        return;
+      }
+    }
+    Outstanding o = outstanding;
+    if (!o.sent) {
+      o.sent = true;
+      o.firstSentAt = now;
+    }
+    CompletableFuture<? extends IngressResult<?>> f =
+        switch (o.op) {
+          case REGISTER -> client.register(o.session, (RegisterRequest) o.request);
+          case HEARTBEAT -> client.heartbeat(o.session, (HeartbeatRequest) o.request);
+          case TRANSITION -> client.transition(o.session, (TransitionRequest) o.request);
+        };
+    o.future = f;
+    f.whenComplete((r, e) -> wake.run());
+  }
+
+  /** What to send next when nothing is outstanding, or null. */
+  private Outstanding nextRequest(long now) {
+    if (registerRequested) {
+      registerRequested = false;
+      SessionId next = ids.nextSessionId();
+      sessionId = next;
+      version = 0;
+      // REGISTERING first: the oracle publishes slots only for a registering or active session.
+      move(SessionState.REGISTERING, "registering session " + next.value());
+      RegisterRequest request = RegisterRequest.of(capability, clampSlots(inputs.availableSlots()));
+      return new Outstanding(Op.REGISTER, request, next);
+    }
+    if (!state.isLive()) {
+      return null;
+    }
+    int max = capability.limits().maxConcurrentRuns();
+    if (offlineRequested && (state == SessionState.DRAINING || state == SessionState.ACTIVE || state == SessionState.SUSPENDED)) {
+      SessionStatus from = state == SessionState.DRAINING ? SessionStatus.DRAINING : SessionStatus.ACTIVE;
+      if (from == SessionStatus.ACTIVE) {
+        // Always go through draining: it tells the server to stop offering before we leave.
+        return transition(SessionStatus.ACTIVE, SessionStatus.DRAINING, max);
+      }
+      return transition(from, SessionStatus.OFFLINE, max);
+    }
+    if (drainRequested && (state == SessionState.ACTIVE || state == SessionState.SUSPENDED)) {
+      return transition(SessionStatus.ACTIVE, SessionStatus.DRAINING, max);
+    }
+    if (now - nextHeartbeatAt >= 0) {
+      boolean draining = state == SessionState.DRAINING;
+      int slots = draining || drainRequested ? 0 : clampSlots(inputs.availableSlots());
+      RunCounts runs = inputs.runCounts();
+      HeartbeatRequest hb =
+          new HeartbeatRequest(
+              new Capacity(slots, max),
+              generation,
+              runs,
+              draining ? SessionStatus.DRAINING : SessionStatus.ACTIVE,
+              version);
+      return new Outstanding(Op.HEARTBEAT, hb, sessionId);
+    }
+    return null;
+  }
+
+  private Outstanding transition(SessionStatus from, SessionStatus to, int max) {
+    TransitionRequest t = new TransitionRequest(new Capacity(0, max), from, generation, to, version);
+    return new Outstanding(Op.TRANSITION, t, sessionId);
+  }
+
+  private int clampSlots(int slots) {
+    return Math.max(0, Math.min(slots, capability.limits().maxConcurrentRuns()));
+  }
+
+  private void harvest(long now) {
+    Outstanding o = outstanding;
+    if (o == null || o.future == null || !o.future.isDone()) {
+      return;
+    }
+    IngressResult<?> result = o.future.getNow(null);
+    o.future = null;
+    if (result == null) {
+      // The transport never fails its futures; if it did, the outcome is unknown: resend.
+      retryLater(now, null, o.op, "transport future failed");
+      return;
+    }
+    switch (o.op) {
+      case REGISTER -> onRegister(now, o, cast(result));
+      case HEARTBEAT -> onHeartbeat(now, o, cast(result));
+      case TRANSITION -> onTransition(now, o, cast(result));
+    }
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <T> IngressResult<T> cast(IngressResult<?> r) {
+    return (IngressResult<T>) r;
+  }
+
+  private void onRegister(long now, Outstanding o, IngressResult<RegisterResponse> r) {
+    if (state != SessionState.REGISTERING) {
+      outstanding = null; // ended meanwhile (drain before the answer); nothing to apply
+      return;
+    }
+    switch (r.kind()) {
+      case SUCCESS -> {
+        RegisterResponse resp = r.value();
+        Optional<Drift> drift = DriftCheck.register(resp, highestGeneration);
+        outstanding = null;
+        if (drift.isPresent()) {
+          fence(drift.get(), now);
+          return;
+        }
+        retry.reset();
+        generation = resp.generation();
+        highestGeneration = generation;
+        version = resp.version();
+        heartbeatIntervalMs = resp.heartbeatIntervalMs();
+        leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
+        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        listener.registered(sessionId, generation);
+        move(SessionState.ACTIVE, "registered generation " + generation
+            + resp.replacedSession().map(p -> ", fenced previous session " + p.sessionId().value()).orElse(""));
+      }
+      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
+      case FENCED -> {
+        // session_conflict: this sessionId cannot be used; a later register takes a new one.
+        outstanding = null;
+        refuseRegister(now, r.toString());
+      }
+      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR, CLIENT_BUG, RUN_NOT_LEASED, DRIFT -> {
+        outstanding = null;
+        refuseRegister(now, r.toString());
+      }
+    }
+  }
+
+  private void refuseRegister(long now, String why) {
+    lastProblem = "register refused: " + why;
+    notBefore = now + retry.nextDelayNanos();
+    move(SessionState.NONE, lastProblem);
+  }
+
+  private void onHeartbeat(long now, Outstanding o, IngressResult<HeartbeatResponse> r) {
+    HeartbeatRequest sent = (HeartbeatRequest) o.request;
+    if (!state.isLive()) {
+      outstanding = null; // expired or fenced meanwhile: the answer changes nothing
+      return;
+    }
+    switch (r.kind()) {
+      case SUCCESS -> {
+        HeartbeatResponse resp = r.value();
+        outstanding = null;
+        Optional<Drift> drift = DriftCheck.heartbeat(resp, sent);
+        if (drift.isPresent()) {
+          fence(drift.get(), now);
+          return;
+        }
+        retry.reset();
+        version = resp.version();
+        heartbeatIntervalMs = resp.heartbeatIntervalMs();
+        leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
+        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        if (state == SessionState.SUSPENDED) {
+          move(SessionState.ACTIVE, "heartbeat accepted again");
+        }
+        if (!resp.cancelRuns().isEmpty()) {
+          listener.cancelRequested(resp.cancelRuns());
+        }
+        if (resp.workAvailable()) {
+          listener.workAvailable();
+        }
+      }
+      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
+        // Keep the session; try again at the next due time (at once if a credential file changes).
+        outstanding = null;
+        lastProblem = "heartbeat: " + r;
+        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        if (state == SessionState.ACTIVE) {
+          move(SessionState.SUSPENDED, "credentials rejected: " + r);
+        } else {
+          listener.requestFailed("heartbeat", r.toString());
+        }
+      }
+      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
+      case FENCED -> {
+        outstanding = null;
+        lastProblem = "heartbeat: " + r;
+        move(SessionState.FENCED, "fenced by the server: " + r);
+      }
+      case CLIENT_BUG, RUN_NOT_LEASED -> {
+        outstanding = null;
+        lastProblem = "heartbeat refused as a client bug: " + r;
+        move(SessionState.FENCED, lastProblem);
+      }
+      case DRIFT -> {
+        outstanding = null;
+        fence(driftOf(r), now);
+      }
+    }
+  }
+
+  private void onTransition(long now, Outstanding o, IngressResult<TransitionResponse> r) {
+    TransitionRequest sent = (TransitionRequest) o.request;
+    if (!state.isLive()) {
+      outstanding = null;
+      return;
+    }
+    switch (r.kind()) {
+      case SUCCESS -> {
+        TransitionResponse resp = r.value();
+        outstanding = null;
+        Optional<Drift> drift = DriftCheck.transition(resp, sent, heartbeatIntervalMs);
+        if (drift.isPresent()) {
+          fence(drift.get(), now);
+          return;
+        }
+        retry.reset();
+        version = resp.version();
+        if (resp.status() == SessionStatus.DRAINING) {
+          leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
+          nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+          move(SessionState.DRAINING, "draining with 0 capacity");
+        } else {
+          move(SessionState.OFFLINE, "offline");
+        }
+      }
+      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
+      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
+        // Not applied: build it again later (capacity is 0 either way), at the next due time.
+        outstanding = null;
+        lastProblem = "transition: " + r;
+        notBefore = now + heartbeatIntervalMs * NANOS_PER_MS;
+        listener.requestFailed("transition", r.toString());
+      }
+      case FENCED -> {
+        outstanding = null;
+        lastProblem = "transition: " + r;
+        move(SessionState.FENCED, "fenced by the server: " + r);
+      }
+      case CLIENT_BUG, RUN_NOT_LEASED -> {
+        outstanding = null;
+        lastProblem = "transition refused as a client bug: " + r;
+        move(SessionState.FENCED, lastProblem);
+      }
+      case DRIFT -> {
+        outstanding = null;
+        fence(driftOf(r), now);
+      }
+    }
+  }
+
+  private static Drift driftOf(IngressResult<?> r) {
+    return r.cause()
+        .filter(c -> c instanceof io.ql3.worker.contract.ContractViolation)
+        .map(c -> Drift.of((io.ql3.worker.contract.ContractViolation) c))
+        .orElseGet(() -> new Drift(DriftReason.CONTRACT_VIOLATION, r.toString()));
+  }
+
+  /** Keeps the outstanding record for a byte-identical resend after a backoff (or retry-after). */
+  private void retryLater(long now, IngressResult<?> r, Op op, String what) {
+    long delay = retry.nextDelayNanos();
+    if (r != null && r.retryAfter().isPresent()) {
+      delay = Math.max(delay, r.retryAfter().get().toNanos());
+    }
+    notBefore = now + delay;
+    lastProblem = op.name().toLowerCase(java.util.Locale.ROOT) + ": " + what;
+    listener.requestFailed(op.name().toLowerCase(java.util.Locale.ROOT), what);
+  }
+
+  private void fence(Drift drift, long now) {
+    lastProblem = "drift: " + drift.reason().code() + ": " + drift.detail();
+    listener.drifted(drift);
+    if (state == SessionState.REGISTERING) {
+      // The server may hold a session we refuse: treat it as fenced, register anew later.
+      notBefore = now + retry.nextDelayNanos();
+    }
+    move(SessionState.FENCED, lastProblem);
+  }
+
+  private void expireIfPast(long now) {
+    if (state.isLive() && now - leaseDeadline >= 0) {
+      move(SessionState.EXPIRED, "local lease deadline passed");
+    }
+  }
+
+  private void move(SessionState next, String why) {
+    SessionState prev = state;
+    if (prev == next) {
+      return;
+    }
+    if (!prev.canMoveTo(next)) {
+      throw new IllegalStateException("session state " + prev + " cannot move to " + next + " (" + why + ")");
+    }
+    state = next;
+    if (next.isEnded() || next == SessionState.NONE) {
+      // An outstanding request of an ended session is never resent.
+      if (outstanding != null && outstanding.future == null) {
+        outstanding = null;
+      }
+    }
+    listener.stateChanged(prev, next, why);
+  }
+}

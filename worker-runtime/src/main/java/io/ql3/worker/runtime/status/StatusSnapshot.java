@@ -1,0 +1,33 @@
+package io.ql3.worker.runtime.status;
+
+import java.time.Instant;
+
+/**
+ * What the running agent tells operators through its status file, rewritten atomically about once
+ * a second. Holds no credential: only the certificate's days to expiry.
+ *
+ * @param sessionState the coordinator's state ({@code active}, {@code draining}, {@code fenced}…)
+ * @param capacityLimitedBy the oracle rule that decided the published slots
+ * @param lastProblem the last problem the session saw, or empty
+ */
+public record StatusSnapshot(
+    Instant updatedAt,
+    long pid,
+    String workerId,
+    String profile,
+    String phase,
+    String sessionId,
+    long generation,
+    long version,
+    String sessionState,
+    long leaseRemainingMs,
+    long heartbeatIntervalMs,
+    int availableSlots,
+    int maxConcurrentRuns,
+    String capacityLimitedBy,
+    long runsActive,
+    long pendingCompletions,
+    String protocol,
+    int connectionsOpened,
+    long certificateDaysToExpiry,
+    String lastProblem) {}
