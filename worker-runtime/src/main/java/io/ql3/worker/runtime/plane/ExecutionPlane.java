@@ -35,6 +35,7 @@ import io.ql3.worker.runtime.exec.PrepareFailedException;
 import io.ql3.worker.runtime.exec.PreparedRun;
 import io.ql3.worker.runtime.exec.RunHandle;
 import io.ql3.worker.runtime.exec.SpecRejectedException;
+import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.runtime.retry.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
 import io.ql3.worker.transport.IngressResult;
@@ -87,8 +88,8 @@ public final class ExecutionPlane {
   private PendingPull pull;
   private boolean draining;
   private boolean pullWanted = true;
-  private long nextPullAt = Long.MAX_VALUE;
-  private long pullNotBefore = Long.MIN_VALUE;
+  private final Deadline nextPullAt = new Deadline();
+  private final Deadline pullNotBefore = new Deadline();
   private final Backoff pullBackoff;
 
   public ExecutionPlane(
@@ -286,7 +287,7 @@ public final class ExecutionPlane {
       if (inFlight >= MAX_COMPLETIONS_IN_FLIGHT) {
         return;
       }
-      if (d.future != null || now - d.notBefore < 0) {
+      if (d.future != null || d.notBefore.pending(now)) {
         continue;
       }
       d.future = ingress.complete(d.session, d.runId, d.request);
@@ -306,7 +307,7 @@ public final class ExecutionPlane {
       IngressResult<CompleteResponse> r = d.future.getNow(null);
       d.future = null;
       if (r == null) {
-        d.notBefore = now + d.backoff.nextDelayNanos();
+        d.notBefore.set(now + d.backoff.nextDelayNanos());
         continue;
       }
       switch (r.kind()) {
@@ -314,7 +315,7 @@ public final class ExecutionPlane {
           Optional<Drift> drift = DriftCheck.complete(r.value(), d.runId, d.request.attempt());
           if (drift.isPresent()) {
             listener.completionRefused(d.runId.value(), d.request.attempt(), "drift: " + drift.get().detail());
-            d.notBefore = now + d.backoff.nextDelayNanos();
+            d.notBefore.set(now + d.backoff.nextDelayNanos());
             continue;
           }
           if (!d.redelivery) {
@@ -340,13 +341,13 @@ public final class ExecutionPlane {
           if (r.retryAfter().isPresent()) {
             delay = Math.max(delay, r.retryAfter().get().toNanos());
           }
-          d.notBefore = now + delay;
+          d.notBefore.set(now + delay);
           listener.completionRetry(d.runId.value(), d.request.attempt(), r.toString());
         }
         default -> {
           // Credential rejection, a client bug, a 409 session code, a drifting answer: the run's
           // result must still reach the server; keep it and try again later, loudly.
-          d.notBefore = now + d.backoff.nextDelayNanos();
+          d.notBefore.set(now + d.backoff.nextDelayNanos());
           listener.completionRefused(d.runId.value(), d.request.attempt(), r.toString());
         }
       }
@@ -362,7 +363,7 @@ public final class ExecutionPlane {
 
   private void maybePull(long now, Optional<SessionLease> permit) {
     if (pull != null) {
-      if (pull.future == null && permit.isPresent() && !draining && now - pullNotBefore >= 0
+      if (pull.future == null && permit.isPresent() && !draining && !pullNotBefore.pending(now)
           && permit.get().equals(pull.lease)) {
         sendPull(pull); // resend the very same bytes (same pullId)
       }
@@ -371,7 +372,7 @@ public final class ExecutionPlane {
     if (draining || permit.isEmpty()) {
       return;
     }
-    if (!pullWanted && now - nextPullAt < 0) {
+    if (!pullWanted && !nextPullAt.reached(now)) {
       return;
     }
     int free = freeSlots.getAsInt();
@@ -387,7 +388,7 @@ public final class ExecutionPlane {
     // The reservation is durable before the request leaves.
     journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
     pullWanted = false;
-    nextPullAt = Long.MAX_VALUE;
+    nextPullAt.clear();
     pull = new PendingPull(lease, request, now);
     sendPull(pull);
   }
@@ -450,7 +451,7 @@ public final class ExecutionPlane {
     if (r != null && r.retryAfter().isPresent()) {
       delay = Math.max(delay, r.retryAfter().get().toNanos());
     }
-    pullNotBefore = now + delay;
+    pullNotBefore.set(now + delay);
   }
 
   private void closePull(PendingPull p) {
@@ -464,7 +465,7 @@ public final class ExecutionPlane {
       return;
     }
     if (resp.nextPullAfterMs() > 0) {
-      nextPullAt = now + resp.nextPullAfterMs() * NANOS_PER_MS;
+      nextPullAt.set(now + resp.nextPullAfterMs() * NANOS_PER_MS);
       return;
     }
     // An empty answer after a real long poll is itself the reason to pull again; an empty answer
@@ -643,7 +644,7 @@ public final class ExecutionPlane {
     final CompleteRequest request;
     final boolean redelivery;
     final Backoff backoff;
-    long notBefore = Long.MIN_VALUE;
+    final Deadline notBefore = new Deadline();
     CompletableFuture<IngressResult<CompleteResponse>> future;
 
     Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {

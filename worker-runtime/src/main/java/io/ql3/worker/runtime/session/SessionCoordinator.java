@@ -21,6 +21,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.runtime.retry.Backoff;
 import java.util.random.RandomGenerator;
 
@@ -56,9 +57,9 @@ public final class SessionCoordinator {
   private long version;
   private Long highestGeneration;
   private long heartbeatIntervalMs;
-  private long leaseDeadline;
-  private long nextHeartbeatAt;
-  private long notBefore;
+  private final Deadline leaseDeadline = new Deadline();
+  private final Deadline nextHeartbeatAt = new Deadline();
+  private final Deadline notBefore = new Deadline();
   private Outstanding outstanding;
   private boolean registerRequested;
   private boolean drainRequested;
@@ -171,8 +172,8 @@ public final class SessionCoordinator {
   /** A credential file changed: a suspended session retries its heartbeat at once. */
   public void credentialsChanged() {
     if (state == SessionState.SUSPENDED || state == SessionState.NONE) {
-      notBefore = Long.MIN_VALUE;
-      nextHeartbeatAt = Long.MIN_VALUE;
+      notBefore.clear();
+      nextHeartbeatAt.clear();
       retry.reset();
     }
   }
@@ -225,7 +226,7 @@ public final class SessionCoordinator {
 
   /** The session pulls run under, when pulling is allowed now: active, lease valid, not draining. */
   public Optional<SessionLease> pullPermit(long now) {
-    if (state != SessionState.ACTIVE || drainRequested || now - leaseDeadline >= 0) {
+    if (state != SessionState.ACTIVE || drainRequested || leaseDeadline.reached(now)) {
       return Optional.empty();
     }
     return Optional.of(new SessionLease(sessionId, generation));
@@ -254,7 +255,7 @@ public final class SessionCoordinator {
     if (!state.isLive()) {
       return Duration.ZERO;
     }
-    return Duration.ofNanos(Math.max(0, leaseDeadline - now));
+    return Duration.ofNanos(Math.max(0, leaseDeadline.remaining(now)));
   }
 
   /** True when a session request is on the wire or waiting to be resent. */
@@ -299,7 +300,7 @@ public final class SessionCoordinator {
     if (outstanding != null && outstanding.future != null) {
       return; // on the wire: never two session requests at once
     }
-    if (now - notBefore < 0) {
+    if (notBefore.pending(now)) {
       return; // backing off after a failure
     }
     if (outstanding == null) {
@@ -350,7 +351,7 @@ public final class SessionCoordinator {
     if (drainRequested && (state == SessionState.ACTIVE || state == SessionState.SUSPENDED)) {
       return transition(SessionStatus.ACTIVE, SessionStatus.DRAINING, max);
     }
-    if (now - nextHeartbeatAt >= 0) {
+    if (!nextHeartbeatAt.pending(now)) {
       boolean draining = state == SessionState.DRAINING;
       int slots = draining || drainRequested ? 0 : clampSlots(inputs.availableSlots());
       RunCounts runs = inputs.runCounts();
@@ -418,8 +419,8 @@ public final class SessionCoordinator {
         highestGeneration = generation;
         version = resp.version();
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
-        leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
-        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+        nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         listener.registered(sessionId, generation);
         move(SessionState.ACTIVE, "registered generation " + generation
             + resp.replacedSession().map(p -> ", fenced previous session " + p.sessionId().value()).orElse(""));
@@ -439,7 +440,7 @@ public final class SessionCoordinator {
 
   private void refuseRegister(long now, String why) {
     lastProblem = "register refused: " + why;
-    notBefore = now + retry.nextDelayNanos();
+    notBefore.set(now + retry.nextDelayNanos());
     move(SessionState.NONE, lastProblem);
   }
 
@@ -461,8 +462,8 @@ public final class SessionCoordinator {
         retry.reset();
         version = resp.version();
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
-        leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
-        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+        nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         if (state == SessionState.SUSPENDED) {
           move(SessionState.ACTIVE, "heartbeat accepted again");
         }
@@ -477,7 +478,7 @@ public final class SessionCoordinator {
         // Keep the session; try again at the next due time (at once if a credential file changes).
         outstanding = null;
         lastProblem = "heartbeat: " + r;
-        nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+        nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         if (state == SessionState.ACTIVE) {
           move(SessionState.SUSPENDED, "credentials rejected: " + r);
         } else {
@@ -520,8 +521,8 @@ public final class SessionCoordinator {
         retry.reset();
         version = resp.version();
         if (resp.status() == SessionStatus.DRAINING) {
-          leaseDeadline = o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS;
-          nextHeartbeatAt = now + heartbeatIntervalMs * NANOS_PER_MS;
+          leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+          nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
           move(SessionState.DRAINING, "draining with 0 capacity");
         } else {
           move(SessionState.OFFLINE, "offline");
@@ -532,7 +533,7 @@ public final class SessionCoordinator {
         // Not applied: build it again later (capacity is 0 either way), at the next due time.
         outstanding = null;
         lastProblem = "transition: " + r;
-        notBefore = now + heartbeatIntervalMs * NANOS_PER_MS;
+        notBefore.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         listener.requestFailed("transition", r.toString());
       }
       case FENCED -> {
@@ -565,7 +566,7 @@ public final class SessionCoordinator {
     if (r != null && r.retryAfter().isPresent()) {
       delay = Math.max(delay, r.retryAfter().get().toNanos());
     }
-    notBefore = now + delay;
+    notBefore.set(now + delay);
     lastProblem = op.name().toLowerCase(java.util.Locale.ROOT) + ": " + what;
     listener.requestFailed(op.name().toLowerCase(java.util.Locale.ROOT), what);
   }
@@ -575,13 +576,13 @@ public final class SessionCoordinator {
     listener.drifted(drift);
     if (state == SessionState.REGISTERING) {
       // The server may hold a session we refuse: treat it as fenced, register anew later.
-      notBefore = now + retry.nextDelayNanos();
+      notBefore.set(now + retry.nextDelayNanos());
     }
     move(SessionState.FENCED, lastProblem);
   }
 
   private void expireIfPast(long now) {
-    if (state.isLive() && now - leaseDeadline >= 0) {
+    if (state.isLive() && leaseDeadline.reached(now)) {
       move(SessionState.EXPIRED, "local lease deadline passed");
     }
   }

@@ -1,0 +1,76 @@
+package io.ql3.worker.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class MainTest {
+  @TempDir Path dir;
+  final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+  int run(String... args) {
+    return Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+  }
+
+  String out() {
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  String err() {
+    return err.toString(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void disabledAgentExitsZeroBeforeTouchingAnyCredentialOrPath() throws Exception {
+    // Every path named here is missing or unreadable: a disabled agent must not look at them.
+    Path config = dir.resolve("agent.toml");
+    Files.writeString(config, "enabled = false\n[credentials]\ncertificate = \"/nonexistent/client.crt\"\n");
+    assertThat(run("run", "--profile", "edge", "--config", config.toString())).isEqualTo(0);
+    assertThat(out()).contains("disabled");
+    assertThat(dir.resolve("journal")).doesNotExist();
+  }
+
+  @Test
+  void runWithoutRequiredOptionsIsAUsageError() {
+    assertThat(run("run", "--profile", "edge")).isEqualTo(64);
+    assertThat(err()).contains("--profile and --config are required");
+  }
+
+  @Test
+  void runWithAnUnknownProfileIsAUsageError() {
+    assertThat(run("run", "--profile", "big", "--config", "x.toml")).isEqualTo(64);
+    assertThat(err()).contains("unknown profile 'big'");
+  }
+
+  @Test
+  void runWithABadConfigurationExits78NamingFileAndKey() throws Exception {
+    Path config = dir.resolve("agent.toml");
+    Files.writeString(config, "enabled = true\nworker = 3\n");
+    assertThat(run("run", "--profile", "edge", "--config", config.toString())).isEqualTo(78);
+    assertThat(err()).contains("agent.toml").contains("worker");
+  }
+
+  @Test
+  void runHelpPrintsUsage() {
+    assertThat(run("run", "--help")).isEqualTo(0);
+    assertThat(out()).contains("Usage: ql3-worker run");
+  }
+
+  @Test
+  void versionPrintsVersionAndRevision() {
+    assertThat(run("version")).isEqualTo(0);
+    assertThat(out()).matches("(?s)ql3-worker \\S+ \\(revision [0-9a-f]{40}.*\\)\\s*");
+  }
+
+  @Test
+  void unknownCommandIsAUsageError() {
+    assertThat(run("frobnicate")).isEqualTo(64);
+  }
+}

@@ -1,0 +1,103 @@
+package io.ql3.worker.cli.e2e;
+
+import io.ql3.worker.controlplane.ControlPlaneServer;
+import io.ql3.worker.controlplane.ingress.Alpn;
+import io.ql3.worker.controlplane.pki.DevPki;
+import io.ql3.worker.controlplane.state.EventLog;
+import io.ql3.worker.controlplane.state.RunSubmission;
+import io.ql3.worker.controlplane.state.Settings;
+import io.ql3.worker.controlplane.state.Views;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.function.BooleanSupplier;
+
+/**
+ * A real reference control plane on 127.0.0.1 with a fresh development PKI, plus the agent
+ * configuration that points at it. Everything over real TLS 1.3 with real certificates.
+ */
+final class ControlPlaneFixture implements AutoCloseable {
+  static final String WORKER = "edge-0001";
+
+  final Path dir;
+  final DevPki pki;
+  final ControlPlaneServer server;
+
+  ControlPlaneFixture(Path dir, Alpn alpn) throws IOException, InterruptedException {
+    this.dir = dir;
+    this.pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
+    pki.create(List.of(WORKER));
+    this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki.dir(), "127.0.0.1", 0, 0, alpn,
+        Settings.defaults(), Clock.systemUTC(), 1, EventLog.quiet(), false));
+  }
+
+  /** Writes an agent configuration for the edge profile and returns its path. */
+  Path agentConfig(String extraExecution) throws IOException {
+    Path w = pki.workerDir(WORKER);
+    String toml = """
+        enabled = true
+        [worker]
+        id = "%s"
+        [ingress]
+        url = "https://127.0.0.1:%d"
+        [credentials]
+        certificate = "%s"
+        private-key = "%s"
+        trust = "%s"
+        token = "%s"
+        [journal]
+        dir = "journal"
+        [execution]
+        work-dir = "runs"
+        max-concurrent-runs = 2
+        executors = ["process", "noop", "sleep", "fail"]
+        %s
+        [status]
+        file = "status.json"
+        """.formatted(WORKER, server.ingressAddress().getPort(), w.resolve("client.crt"), w.resolve("client.key"),
+        pki.caCert(), w.resolve("token"), extraExecution);
+    Path agentDir = dir.resolve("agent");
+    Files.createDirectories(agentDir);
+    Path config = agentDir.resolve("agent.toml");
+    Files.writeString(config, toml, StandardCharsets.UTF_8);
+    return config;
+  }
+
+  List<String> submit(int count, String executor, String spec) {
+    return server.controlPlane().submit(new RunSubmission(count, executor, spec.getBytes(StandardCharsets.UTF_8),
+        60_000, WORKER, Map.of(), null, null, 0)).runIds();
+  }
+
+  Views.RunView run(String runId) {
+    return server.controlPlane().run(runId).orElseThrow();
+  }
+
+  List<Views.SessionView> sessions() {
+    return server.controlPlane().workers().stream()
+        .filter(w -> w.workerId().equals(WORKER))
+        .findFirst()
+        .map(Views.WorkerView::sessions)
+        .orElse(List.of());
+  }
+
+  /** Waits for a condition the system must reach; the timeout only bounds a broken run. */
+  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - deadline > 0) {
+        throw new AssertionError("timed out waiting for: " + what);
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  @Override
+  public void close() {
+    server.close();
+  }
+}
