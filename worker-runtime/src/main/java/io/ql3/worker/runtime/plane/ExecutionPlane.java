@@ -122,23 +122,18 @@ public final class ExecutionPlane {
   // ------------------------------------------------------------------ start-up
 
   /**
-   * Reconciles the journal after a start (contract section 7, rule 1), before any register: a run
-   * that started and has no result is recorded {@code uncertain}; a run accepted and provably
-   * never started is recorded {@code cancelled} (transient, {@code not_started}) so the server can
-   * offer it again at once; open pull reservations are closed (their answer is lost: the server
-   * reclaims those runs when the old session ends). Every recorded result is then queued for
-   * delivery to the session it was offered under.
+   * Reconciles the journal after a start (contract section 7, rule 1), before any register. The
+   * journal's own recovery already recorded every run that started and has no result as
+   * {@code uncertain} (it owns that fact). Here: a run accepted and provably never started is
+   * recorded {@code cancelled} (transient, {@code not_started}) so the server can offer it again at
+   * once; open pull reservations are closed (their answer is lost: the server reclaims those runs
+   * when the old session ends). Every recorded result is then queued for delivery to the session it
+   * was offered under.
    */
   public Reconciliation reconcile() {
     JournalFacts facts = journal.facts();
     List<CompletableFuture<Long>> writes = new ArrayList<>();
-    int uncertain = 0;
     int notStarted = 0;
-    for (RunFact f : facts.running()) {
-      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(
-          f.offer().runId(), f.offer().attempt(), io.ql3.worker.journal.RunResult.uncertainAfterCrash())));
-      uncertain++;
-    }
     for (RunFact f : facts.accepted()) {
       Failure failure = new Failure(FailureCategory.TRANSIENT, "not_started",
           "accepted but never started before the worker stopped");
@@ -151,10 +146,15 @@ public final class ExecutionPlane {
     }
     awaitAll(writes);
     JournalFacts after = journal.facts();
+    if (!after.running().isEmpty()) {
+      // The journal's recovery settles these; if one is left, the journal and this plane disagree.
+      throw new IllegalStateException("journal recovery left " + after.running().size() + " started runs without a result");
+    }
     for (RunFact f : after.pendingCompletions()) {
       queueDelivery(f.offer(), f.result(), false);
     }
-    return new Reconciliation(uncertain, notStarted, after.pendingCompletions().size());
+    return new Reconciliation(journal.report().declaredUncertain().size(), notStarted,
+        after.pendingCompletions().size());
   }
 
   /** What {@link #reconcile()} found. */
