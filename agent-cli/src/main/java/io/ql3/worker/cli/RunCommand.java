@@ -1,6 +1,7 @@
 package io.ql3.worker.cli;
 
 import io.ql3.worker.cli.config.TomlConfigLoader;
+import io.ql3.worker.cli.log.EventLoggerFinder;
 import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
@@ -107,6 +108,7 @@ final class RunCommand {
     AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()
         : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
     EventLog log = new EventLog(out, format, Clock.systemUTC());
+    EventLoggerFinder.install(log);
     WorkerAgent agent = new WorkerAgent(cfg,
         new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery));
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
