@@ -194,7 +194,8 @@ final class Commands implements Callable<Integer> {
             new CredentialFiles(c.credentials().certificate(), c.credentials().privateKey(),
                 c.credentials().trust(), c.credentials().token()),
             c.workerId(), Clock.systemUTC(),
-            new CredentialProvider.Settings(Duration.ofSeconds(1), Duration.ofDays(c.credentials().expiryWarningDays())));
+            new CredentialProvider.Settings(Duration.ofSeconds(1), Duration.ofDays(c.credentials().expiryWarningDays()),
+                CredentialProvider.Settings.defaults().checkInterval()));
         out.println("credentials: ok (" + p.tls() + ", " + p.daysToExpiry() + " days to expiry)");
         if (p.daysToExpiry() < c.credentials().expiryWarningDays()) {
           out.println("warning: the client certificate expires in " + p.daysToExpiry() + " days");

@@ -31,6 +31,9 @@ import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
 import io.ql3.worker.runtime.exec.SystemExecutionClock;
 import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.runtime.metrics.AgentMetrics;
+import io.ql3.worker.runtime.metrics.MetricsFile;
+import io.ql3.worker.runtime.metrics.TimedCalls;
 import io.ql3.worker.runtime.plane.ExecutionPlane;
 import io.ql3.worker.runtime.plane.PlaneIngress;
 import io.ql3.worker.runtime.plane.PlaneListener;
@@ -122,6 +125,8 @@ public final class WorkerAgent {
   private ExecutionPlane plane;
   private Cadence cadence;
   private StatusFile statusFile;
+  private MetricsFile metricsFile;
+  private final AgentMetrics metrics = new AgentMetrics();
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
   private boolean runsCancelled;
@@ -197,7 +202,8 @@ public final class WorkerAgent {
               config.credentials().trust(), config.credentials().token()),
           config.workerId(), env.wallClock(),
           new CredentialProvider.Settings(Duration.ofSeconds(1),
-              Duration.ofDays(config.credentials().expiryWarningDays())));
+              Duration.ofDays(config.credentials().expiryWarningDays()),
+              CredentialProvider.Settings.defaults().checkInterval()));
       TransportSettings transport = TransportSettings.defaults(build.version())
           .withResponseTimeout(Duration.ofSeconds(30));
       client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
@@ -252,7 +258,7 @@ public final class WorkerAgent {
       }
     };
     session = new SessionCoordinator(
-        SessionCoordinator.IngressClient.of(client), capability,
+        SessionCoordinator.IngressClient.of(client, new TimedCalls(metrics)), capability,
         new SessionInputs() {
           @Override
           public int availableSlots() {
@@ -266,15 +272,19 @@ public final class WorkerAgent {
         },
         new SessionEvents(), ids, wake, Duration.ofSeconds(1), Duration.ofSeconds(30), random);
     plane = new ExecutionPlane(
-        journal, PlaneIngress.of(client), executors, OfferPolicy.of(capability),
+        journal, PlaneIngress.of(client, new TimedCalls(metrics)), executors, OfferPolicy.of(capability),
         new PlaneSettings(config.execution().workDir(), config.execution().pullPage(),
             config.execution().longPoll(), Duration.ofSeconds(1), Duration.ofSeconds(60), 64),
         ids, executionClock,
         () -> oracle.compute(lifecycle()).availableSlots(),
         new PlaneEvents(), wake, random);
     statusFile = config.statusFile().map(StatusFile::new).orElse(null);
+    metricsFile = config.metricsFile().map(MetricsFile::new).orElse(null);
 
     ExecutionPlane.Reconciliation r = plane.reconcile();
+    for (int i = 0; i < r.reportedUncertain(); i++) {
+      metrics.runOutcome("uncertain");
+    }
     log.info("journal.reconciled", "uncertain", r.reportedUncertain(), "not_started", r.reportedNotStarted(),
         "completions_to_deliver", r.completionsToDeliver());
 
@@ -439,8 +449,11 @@ public final class WorkerAgent {
   private long lastStatusAt;
   private boolean statusWritten;
 
+  private long lastMetricsAt;
+  private boolean metricsWritten;
+
   private void writeStatus(long now) {
-    if (statusFile == null) {
+    if (statusFile == null && metricsFile == null) {
       return;
     }
     // At most about once a second, and always on the last step.
@@ -459,10 +472,23 @@ public final class WorkerAgent {
         session.heartbeatIntervalMs(), capacity.availableSlots(), capacity.maxConcurrentRuns(),
         capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT), runs.active(), runs.pendingCompletions(),
         client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem());
-    try {
-      statusFile.write(snap);
-    } catch (IOException e) {
-      log.warn("status.write_failed", "file", statusFile.path(), "problem", e.getMessage());
+    if (statusFile != null) {
+      try {
+        statusFile.write(snap);
+      } catch (IOException e) {
+        log.warn("status.write_failed", "file", statusFile.path(), "problem", e.getMessage());
+      }
+    }
+    // Scrapers read every 15 s or so: every 5 s is plenty, and always on the last step.
+    if (metricsFile != null && (phase == Phase.STOPPED || !metricsWritten
+        || now - lastMetricsAt >= TimeUnit.SECONDS.toNanos(5))) {
+      lastMetricsAt = now;
+      metricsWritten = true;
+      try {
+        metricsFile.write(snap, metrics, credentials.tls().generation());
+      } catch (IOException e) {
+        log.warn("metrics.write_failed", "file", metricsFile.path(), "problem", e.getMessage());
+      }
     }
   }
 
@@ -533,6 +559,7 @@ public final class WorkerAgent {
 
     @Override
     public void runFinished(String runId, long attempt, RunResult result) {
+      metrics.runOutcome(result.outcome().name());
       log.info("run.finished", "run", runId, "attempt", attempt, "outcome", result.outcome(),
           "exit_code", result.exitCode(), "duration_ms", result.durationMs(),
           "failure", result.failure() == null ? null : result.failure().code());

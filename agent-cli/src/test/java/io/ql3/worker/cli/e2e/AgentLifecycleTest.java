@@ -100,6 +100,12 @@ class AgentLifecycleTest {
           .filter(c -> ControlPlaneFixture.WORKER.equals(c.workerId()))
           .count();
       assertThat(connections).isEqualTo(1);
+      String prom = java.nio.file.Files.readString(configFile.resolveSibling("ql3-worker.prom"));
+      assertThat(prom).contains("ql3_worker_requests_total{operation=\"complete\",result=\"success\"} 6")
+          .contains("ql3_worker_runs_total{outcome=\"succeeded\"} 5")
+          .contains("ql3_worker_runs_total{outcome=\"failed\"} 1")
+          .contains("ql3_worker_session_state{state=\"offline\"} 1")
+          .contains("ql3_worker_connections_opened_total 1");
       String text = logs.toString(StandardCharsets.UTF_8);
       assertThat(text).contains("event=session.state from=ACTIVE to=DRAINING")
           .contains("event=session.state from=DRAINING to=OFFLINE")

@@ -59,6 +59,8 @@ final class ControlPlaneFixture implements AutoCloseable {
         %s
         [status]
         file = "status.json"
+        [metrics]
+        file = "ql3-worker.prom"
         """.formatted(WORKER, server.ingressAddress().getPort(), w.resolve("client.crt"), w.resolve("client.key"),
         pki.caCert(), w.resolve("token"), extraExecution);
     Path agentDir = dir.resolve("agent");

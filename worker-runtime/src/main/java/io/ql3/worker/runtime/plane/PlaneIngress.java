@@ -23,17 +23,17 @@ public interface PlaneIngress {
   /** {@code h2}, {@code http/1.1}, or null before the first connection. */
   String protocol();
 
-  /** Adapts the transport's client. */
-  static PlaneIngress of(IngressClient c) {
+  /** Adapts the transport's client, counting and timing every call. */
+  static PlaneIngress of(IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
     return new PlaneIngress() {
       @Override
       public CompletableFuture<IngressResult<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
-        return c.pull(s, r, p);
+        return timed.time("pull", () -> c.pull(s, r, p));
       }
 
       @Override
       public CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
-        return c.complete(s, run, r);
+        return timed.time("complete", () -> c.complete(s, run, r));
       }
 
       @Override

@@ -74,22 +74,22 @@ public final class SessionCoordinator {
 
     CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId session, TransitionRequest request);
 
-    /** Adapts the transport's client. */
-    static IngressClient of(io.ql3.worker.transport.IngressClient c) {
+    /** Adapts the transport's client, counting and timing every call. */
+    static IngressClient of(io.ql3.worker.transport.IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
       return new IngressClient() {
         @Override
         public CompletableFuture<IngressResult<RegisterResponse>> register(SessionId s, RegisterRequest r) {
-          return c.register(s, r);
+          return timed.time("register", () -> c.register(s, r));
         }
 
         @Override
         public CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
-          return c.heartbeat(s, r);
+          return timed.time("heartbeat", () -> c.heartbeat(s, r));
         }
 
         @Override
         public CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
-          return c.transition(s, r);
+          return timed.time("transition", () -> c.transition(s, r));
         }
       };
     }

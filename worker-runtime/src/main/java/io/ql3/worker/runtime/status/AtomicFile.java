@@ -16,16 +16,25 @@ import java.util.Set;
  * Replaces a small file atomically: a reader sees the old content or the new one, never a mix.
  * Used for the status file and the Prometheus text file, which other processes read at any time.
  *
- * <p>Write a temporary file in the same directory, force it, rename it over the target, then
- * force the directory so the rename survives a power cut.
+ * <p>Write a temporary file in the same directory, rename it over the target. A durable file
+ * also forces the data before the rename and the directory after it, so the new content survives
+ * a power cut; the status and metrics files are not durable on purpose: they are rewritten every
+ * few seconds and an fsync each time would wear the flash storage of small devices for nothing.
  */
 public final class AtomicFile {
   private static final Set<PosixFilePermission> MODE_0644 = PosixFilePermissions.fromString("rw-r--r--");
 
   private final Path target;
   private final Path temp;
+  private final boolean durable;
 
+  /** A durable atomic file. */
   public AtomicFile(Path target) {
+    this(target, true);
+  }
+
+  public AtomicFile(Path target, boolean durable) {
+    this.durable = durable;
     this.target = target.toAbsolutePath();
     this.temp = this.target.resolveSibling("." + this.target.getFileName() + ".tmp");
   }
@@ -46,7 +55,9 @@ public final class AtomicFile {
       while (buf.hasRemaining()) {
         ch.write(buf);
       }
-      ch.force(true);
+      if (durable) {
+        ch.force(true);
+      }
     }
     try {
       Files.setPosixFilePermissions(temp, MODE_0644);
@@ -58,7 +69,9 @@ public final class AtomicFile {
     } catch (AtomicMoveNotSupportedException e) {
       throw new IOException("cannot replace " + target + " atomically on this file system", e);
     }
-    forceDirectory(target.getParent());
+    if (durable) {
+      forceDirectory(target.getParent());
+    }
   }
 
   private static void forceDirectory(Path dir) throws IOException {

@@ -22,7 +22,7 @@ public final class StatusFile {
   private final AtomicFile file;
 
   public StatusFile(Path path) {
-    this.file = new AtomicFile(path);
+    this.file = new AtomicFile(path, false);
   }
 
   public Path path() {

@@ -1,0 +1,114 @@
+package io.ql3.worker.runtime.exec;
+
+import io.ql3.worker.contract.ExecutorSpec;
+import io.ql3.worker.contract.ProcessSpec;
+import java.io.File;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The built-in {@code process} executor: runs argv directly (no shell) as the leader of a new
+ * process group, in a clean environment, in a directory inside the run's work directory, with
+ * stdout and stderr merged into a bounded, rotated log. See docs/executors.md.
+ */
+final class ProcessExecutor implements Executor {
+
+  static final String NAME = ProcessSpec.EXECUTOR;
+  static final String VERSION = "1";
+
+  private final ProcessExecutorSettings settings;
+  private final Map<String, String> agentEnvironment;
+  private final ProcessGroupSignaller signaller;
+
+  ProcessExecutor(ProcessExecutorSettings settings, Map<String, String> agentEnvironment) {
+    this.settings = settings;
+    // Keep only the pass-through names: the rest of the agent's environment is none of a run's business.
+    Map<String, String> passed = new HashMap<>();
+    for (String name : settings.passEnvironment()) {
+      String value = agentEnvironment.get(name);
+      if (value != null) {
+        passed.put(name, value);
+      }
+    }
+    this.agentEnvironment = Map.copyOf(passed);
+    this.signaller = new ProcessGroupSignaller(settings.kill());
+  }
+
+  /** Checks that this host can run processes the way this executor does. */
+  static void checkHost(ProcessExecutorSettings settings) throws ExecutorConfigurationException {
+    for (Path tool : List.of(settings.setsid(), settings.kill())) {
+      if (!Files.isRegularFile(tool) || !Files.isExecutable(tool)) {
+        throw new ExecutorConfigurationException(
+            "the process executor needs " + tool + " (util-linux setsid / procps kill), which is"
+                + " missing or not executable");
+      }
+    }
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public String version() {
+    return VERSION;
+  }
+
+  @Override
+  public void validate(ExecutorSpec spec) throws SpecRejectedException {
+    if (!(spec instanceof ProcessSpec)) {
+      throw new SpecRejectedException("not a process spec: " + spec.getClass().getSimpleName());
+    }
+  }
+
+  @Override
+  public PreparedRun prepare(ExecutorSpec spec, ExecutionContext context)
+      throws PrepareFailedException {
+    if (!(spec instanceof ProcessSpec)) {
+      throw new IllegalArgumentException("prepare called with a spec validate() refuses");
+    }
+    ProcessSpec process = (ProcessSpec) spec;
+    Path workReal;
+    try {
+      Files.createDirectories(context.workDirectory());
+      workReal = context.workDirectory().toRealPath();
+    } catch (IOException e) {
+      throw new PrepareFailedException(
+          Failures.transientFailure(
+              "prepare_failed", "cannot create work directory " + context.workDirectory() + ": " + e),
+          e);
+    }
+    Path cwd = WorkingDirectory.resolve(workReal, process.cwd());
+    Map<String, String> env =
+        ChildEnvironment.build(settings, agentEnvironment, process.env(), context, workReal);
+    CommandLookup.check(process.argv().get(0), cwd, env.get("PATH"));
+
+    List<String> command = new ArrayList<>(process.argv().size() + 1);
+    command.add(settings.setsid().toString()); // not a shell: setsid() then execvp(argv)
+    command.addAll(process.argv());
+    ProcessBuilder builder =
+        new ProcessBuilder(command)
+            .directory(cwd.toFile())
+            .redirectErrorStream(true)
+            .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
+    builder.environment().clear();
+    builder.environment().putAll(env);
+
+    RotatingLog log;
+    try {
+      log = RotatingLog.create(context.outputLog(), settings.maxLogBytes());
+    } catch (IOException e) {
+      throw new PrepareFailedException(
+          Failures.transientFailure(
+              "prepare_failed", "cannot create output log " + context.outputLog() + ": " + e),
+          e);
+    }
+    return new ProcessRun(context, settings, signaller, builder, log);
+  }
+}

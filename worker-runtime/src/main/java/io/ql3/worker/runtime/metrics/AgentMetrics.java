@@ -1,0 +1,57 @@
+package io.ql3.worker.runtime.metrics;
+
+import io.ql3.worker.transport.IngressResult;
+import java.util.Locale;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counters the agent exports in the Prometheus text format (node_exporter textfile collector).
+ * Updated from the cadence thread and from transport callbacks; read when the file is written.
+ * Gauges (session state, slots, lease) are not kept here: they are read from their owners when
+ * the file is rendered.
+ */
+public final class AgentMetrics {
+  private final Map<String, Map<IngressResult.Kind, LongAdder>> requests = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> latencyMicros = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> latencyCount = new ConcurrentHashMap<>();
+  private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+
+  /** One answered (or failed) request: operation wire name, its class and how long it took. */
+  public void request(String operation, IngressResult.Kind kind, long nanos) {
+    requests.computeIfAbsent(operation, k -> new ConcurrentHashMap<>())
+        .computeIfAbsent(kind, k -> new LongAdder())
+        .increment();
+    latencyMicros.computeIfAbsent(operation, k -> new LongAdder()).add(nanos / 1000);
+    latencyCount.computeIfAbsent(operation, k -> new LongAdder()).increment();
+  }
+
+  /** A run ended with this outcome ({@code succeeded}, {@code failed}, …). */
+  public void runOutcome(String outcome) {
+    outcomes.computeIfAbsent(outcome.toLowerCase(Locale.ROOT), k -> new LongAdder()).increment();
+  }
+
+  /** Appends the counters in the text exposition format. */
+  void render(StringBuilder b) {
+    b.append("# HELP ql3_worker_requests_total Ingress requests by operation and result class.\n");
+    b.append("# TYPE ql3_worker_requests_total counter\n");
+    requests.forEach((op, byKind) -> {
+      byKind.forEach((kind, n) -> b.append("ql3_worker_requests_total{operation=\"").append(op)
+          .append("\",result=\"").append(kind.name().toLowerCase(Locale.ROOT)).append("\"} ")
+          .append(n.sum()).append('\n'));
+    });
+    b.append("# HELP ql3_worker_request_seconds Time from send to classified answer, by operation.\n");
+    b.append("# TYPE ql3_worker_request_seconds summary\n");
+    latencyMicros.forEach((op, sum) -> {
+      b.append("ql3_worker_request_seconds_sum{operation=\"").append(op).append("\"} ")
+          .append(String.format(Locale.ROOT, "%.6f", sum.sum() / 1e6)).append('\n');
+      b.append("ql3_worker_request_seconds_count{operation=\"").append(op).append("\"} ")
+          .append(latencyCount.get(op).sum()).append('\n');
+    });
+    b.append("# HELP ql3_worker_runs_total Runs ended on this worker, by outcome.\n");
+    b.append("# TYPE ql3_worker_runs_total counter\n");
+    outcomes.forEach((o, n) -> b.append("ql3_worker_runs_total{outcome=\"").append(o).append("\"} ")
+        .append(n.sum()).append('\n'));
+  }
+}

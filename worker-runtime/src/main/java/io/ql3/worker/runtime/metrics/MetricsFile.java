@@ -1,0 +1,62 @@
+package io.ql3.worker.runtime.metrics;
+
+import io.ql3.worker.runtime.status.AtomicFile;
+import io.ql3.worker.runtime.status.StatusSnapshot;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The Prometheus text file ({@code *.prom}) for node_exporter's textfile collector, replaced
+ * atomically so a scrape never reads half of it. Gauges come from the status snapshot (one owner
+ * per fact: the same numbers the status file shows), counters from {@link AgentMetrics}.
+ */
+public final class MetricsFile {
+  private static final List<String> SESSION_STATES =
+      List.of("none", "registering", "active", "suspended", "draining", "offline", "fenced", "expired");
+
+  private final AtomicFile file;
+
+  public MetricsFile(Path path) {
+    this.file = new AtomicFile(path, false);
+  }
+
+  public Path path() {
+    return file.path();
+  }
+
+  public void write(StatusSnapshot s, AgentMetrics counters, long credentialGeneration) throws IOException {
+    file.replace(render(s, counters, credentialGeneration).getBytes(StandardCharsets.UTF_8));
+  }
+
+  static String render(StatusSnapshot s, AgentMetrics counters, long credentialGeneration) {
+    StringBuilder b = new StringBuilder(2048);
+    b.append("# HELP ql3_worker_session_state 1 for the session's current state.\n");
+    b.append("# TYPE ql3_worker_session_state gauge\n");
+    for (String state : SESSION_STATES) {
+      b.append("ql3_worker_session_state{state=\"").append(state).append("\"} ")
+          .append(state.equals(s.sessionState()) ? 1 : 0).append('\n');
+    }
+    gauge(b, "ql3_worker_session_generation", "Generation of the current or last session.", s.generation());
+    gauge(b, "ql3_worker_session_version", "Version of the current or last session.", s.version());
+    gauge(b, "ql3_worker_lease_remaining_seconds", "Time left on the local lease.",
+        String.format(Locale.ROOT, "%.3f", s.leaseRemainingMs() / 1000.0));
+    gauge(b, "ql3_worker_available_slots", "Slots published (derived from the journal).", s.availableSlots());
+    gauge(b, "ql3_worker_max_concurrent_runs", "Configured slot budget.", s.maxConcurrentRuns());
+    gauge(b, "ql3_worker_runs_active", "Runs executing now.", s.runsActive());
+    gauge(b, "ql3_worker_pending_completions", "Recorded results not yet acknowledged.", s.pendingCompletions());
+    gauge(b, "ql3_worker_connections_opened_total", "TLS connections opened (one handshake each).", s.connectionsOpened());
+    gauge(b, "ql3_worker_credential_generation", "Credential sets installed so far (reloads + 1).", credentialGeneration);
+    gauge(b, "ql3_worker_certificate_expiry_days", "Days until the client certificate expires.", s.certificateDaysToExpiry());
+    counters.render(b);
+    return b.toString();
+  }
+
+  private static void gauge(StringBuilder b, String name, String help, Object value) {
+    b.append("# HELP ").append(name).append(' ').append(help).append('\n');
+    b.append("# TYPE ").append(name).append(name.endsWith("_total") ? " counter\n" : " gauge\n");
+    b.append(name).append(' ').append(value).append('\n');
+  }
+}
