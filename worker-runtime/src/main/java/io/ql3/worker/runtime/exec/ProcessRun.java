@@ -145,7 +145,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
     if (registration != null) {
       registration.close(); // already exited: nothing to cancel any more
     }
-    process.onExit().whenComplete((p, error) -> onExit());
+    process.onExit().whenComplete((p, error) -> guarded(this::onExit));
     return this;
   }
 
@@ -262,18 +262,18 @@ final class ProcessRun implements PreparedRun, RunHandle {
       registration.close();
     }
     // The main process is gone; nothing of the run may outlive it: kill the rest of its group.
-    signaller.signal(p.pid(), "KILL").whenComplete((delivered, error) -> awaitOutput());
+    signaller.signal(p.pid(), "KILL").whenComplete((delivered, error) -> guarded(this::awaitOutput));
   }
 
   private void awaitOutput() {
     ExecutionClock.Scheduled drain =
-        context.clock().schedule(settings.outputDrainTimeout(), () -> finish(true));
+        context.clock().schedule(settings.outputDrainTimeout(), () -> guarded(() -> finish(true)));
     capture
         .finished()
         .thenRun(
             () -> {
               drain.cancel();
-              finish(false);
+              guarded(() -> finish(false));
             });
   }
 
@@ -317,6 +317,29 @@ final class ProcessRun implements PreparedRun, RunHandle {
   }
 
   // ---- helpers
+
+  /**
+   * Runs a step of the run's end. A bug there must not leave the result pending for ever (the
+   * slot would never free): the run is then reported failed, transient, {@code executor_error}.
+   */
+  private void guarded(Runnable step) {
+    try {
+      step.run();
+    } catch (RuntimeException e) {
+      LOG.log(Level.ERROR, "run " + context.runId() + ": executor failure", e);
+      Process p = process;
+      if (p != null && p.isAlive()) {
+        p.destroyForcibly();
+      }
+      OutputCapture c = capture;
+      if (c != null) {
+        c.detach();
+      }
+      result.complete(
+          ExecutionResult.failed(
+              Failures.transientFailure("executor_error", "process executor failure: " + e), 0));
+    }
+  }
 
   private void move(State to) {
     // caller holds lock

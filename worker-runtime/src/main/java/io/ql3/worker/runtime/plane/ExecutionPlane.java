@@ -572,7 +572,7 @@ public final class ExecutionPlane {
       Executor executor = executors.find(offer.executor()).orElseThrow();
       CancellationSignal cancellation = new CancellationSignal();
       ExecutionContext ctx = new ExecutionContext(
-          offer.runId(), Math.toIntExact(offer.attempt()), offer.idempotencyKey(),
+          offer.runId(), offer.attempt(), offer.idempotencyKey(),
           paths.workDirectory(offer.runId().value(), offer.attempt()),
           paths.outputLog(offer.runId().value(), offer.attempt()),
           Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
