@@ -1,0 +1,600 @@
+package io.ql3.worker.transport;
+
+import io.netty.bootstrap.Bootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelHandlerContext;
+import io.netty.channel.ChannelInboundHandlerAdapter;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoop;
+import io.netty.channel.MultiThreadIoEventLoopGroup;
+import io.netty.channel.nio.NioIoHandler;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioSocketChannel;
+import io.netty.buffer.Unpooled;
+import io.netty.handler.codec.http.HttpClientCodec;
+import io.netty.handler.codec.http.HttpHeaderNames;
+import io.netty.handler.codec.http.HttpHeaderValues;
+import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
+import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
+import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
+import io.netty.handler.codec.http2.Http2GoAwayFrame;
+import io.netty.handler.codec.http2.Http2Headers;
+import io.netty.handler.codec.http2.Http2MultiplexHandler;
+import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2StreamChannel;
+import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.ssl.ApplicationProtocolNames;
+import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
+import io.netty.handler.ssl.SslContext;
+import io.netty.handler.ssl.SslHandler;
+import io.netty.util.ReferenceCountUtil;
+import io.netty.util.concurrent.DefaultThreadFactory;
+import io.ql3.worker.transport.credentials.CredentialException;
+import io.ql3.worker.transport.credentials.CredentialProvider;
+import io.ql3.worker.transport.credentials.CredentialSet;
+import io.ql3.worker.transport.credentials.Credentials;
+import io.ql3.worker.transport.credentials.Token;
+import java.lang.System.Logger;
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.DoubleSupplier;
+
+/**
+ * The one connection to the ingress and the raw exchange layer (path + canonical body bytes in,
+ * status + retry-after + capped body out). All state lives on one named event-loop thread.
+ *
+ * <p>Rules: a socket is opened only from {@link ConnectionState#IDLE}, which is entered only after
+ * the previous socket's close completed, so two sockets never coexist. It is opened on demand
+ * (an exchange is waiting) and after a failed connect or handshake only once the jittered
+ * exponential backoff has elapsed. When the credential generation changes, the connection is
+ * replaced at the next quiet moment (no exchange in flight; abortable parked pulls on h2 are
+ * aborted for it); waiting exchanges then go out on the new connection.
+ */
+final class IngressConnection implements AutoCloseable {
+    private static final Logger LOG = System.getLogger(IngressConnection.class.getName());
+
+    private final MultiThreadIoEventLoopGroup group;
+    private final EventLoop loop;
+    private final IngressEndpoint endpoint;
+    private final TransportSettings settings;
+    private final CredentialProvider credentials;
+    private final Backoff backoff;
+    private final RequestHeaders headers;
+    private final TlsContexts contexts = new TlsContexts();
+
+    // Event-loop confined.
+    private ConnectionState state = ConnectionState.IDLE;
+    private Channel channel;
+    private String protocol;
+    private long channelGeneration;
+    private long newestGeneration;
+    /** A generation the server refused while an older one is still valid: connect with the older one. */
+    private long rejectedGeneration = -1;
+    private boolean goingAway;
+    private Http1ClientHandler h1;
+    private ChannelHandlerContext h1Context;
+    private final ArrayDeque<Exchange> waiting = new ArrayDeque<>();
+    private final Set<Exchange> inFlight = new LinkedHashSet<>();
+    private int consecutiveFailures;
+    private long nextConnectAtNanos;
+    private TransportFailure lastConnectFailure;
+    private Throwable closeCause;
+    private boolean pumpScheduled;
+
+    private final AtomicInteger connectionsOpened = new AtomicInteger();
+    private final AtomicInteger openSockets = new AtomicInteger();
+    private final AtomicInteger maxOpenSockets = new AtomicInteger();
+    private volatile String negotiatedProtocol;
+
+    IngressConnection(IngressEndpoint endpoint, TransportSettings settings, CredentialProvider credentials) {
+        this(endpoint, settings, credentials, () -> ThreadLocalRandom.current().nextDouble());
+    }
+
+    IngressConnection(IngressEndpoint endpoint, TransportSettings settings, CredentialProvider credentials,
+            DoubleSupplier jitter) {
+        this.endpoint = endpoint;
+        this.settings = settings;
+        this.credentials = credentials;
+        this.backoff = new Backoff(settings.backoffMin(), settings.backoffMax(), jitter);
+        this.headers = new RequestHeaders(endpoint.authority(), "ql3-worker/" + settings.userAgentVersion());
+        this.group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ql3w-transport", true),
+                NioIoHandler.newFactory());
+        this.loop = group.next();
+    }
+
+    /**
+     * Sends {@code body} to {@code path} and completes with the answer, or exceptionally with a
+     * {@link TransportFailure} or a {@link CredentialException} (local: the token file is unusable,
+     * nothing was sent). Completes on the transport thread.
+     *
+     * @param abortable a parked pull on h2 that may be aborted for a rotation or shutdown
+     */
+    CompletableFuture<RawResponse> exchange(String path, byte[] body, int responseCap, int errorCap,
+            Duration deadline, boolean abortable) {
+        Credentials creds = credentials.current();
+        Token token;
+        try {
+            token = creds.requireToken();
+        } catch (CredentialException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+        Exchange ex = new Exchange(path, body, responseCap, errorCap, abortable, token.bearerValue(), creds.tls().generation());
+        loop.execute(() -> enqueue(ex, deadline));
+        return ex.promise;
+    }
+
+    /** Aborts parked pulls (h2 only; an http/1.1 pull is never aborted, per the contract). */
+    void abortPulls() {
+        loop.execute(() -> {
+            if (Http2StreamHandler.PROTOCOL.equals(protocol)) {
+                for (Exchange ex : new ArrayList<>(inFlight)) {
+                    if (ex.abortable) {
+                        ex.fail(TransportFailure.Reason.ABORTED, "pull aborted", null);
+                    }
+                }
+            }
+            for (Exchange ex : new ArrayList<>(waiting)) {
+                if (ex.abortable) {
+                    waiting.remove(ex);
+                    ex.fail(TransportFailure.Reason.ABORTED, "pull aborted before it was sent", null);
+                }
+            }
+        });
+    }
+
+    /** Number of sockets opened so far (each one TLS handshake). */
+    int connectionsOpened() {
+        return connectionsOpened.get();
+    }
+
+    /** The most sockets ever open at once (the one-connection rule says 1). */
+    int maxOpenSockets() {
+        return maxOpenSockets.get();
+    }
+
+    /** {@code h2} or {@code http/1.1} of the current or last connection, null before the first. */
+    String protocol() {
+        return negotiatedProtocol;
+    }
+
+    private void enqueue(Exchange ex, Duration deadline) {
+        if (state == ConnectionState.CLOSED) {
+            ex.fail(TransportFailure.Reason.CLOSED, "transport closed", null);
+            return;
+        }
+        ex.onDone(this::exchangeDone);
+        ex.deadline = loop.schedule(() -> deadlineReached(ex), deadline.toNanos(), TimeUnit.NANOSECONDS);
+        newestGeneration = Math.max(newestGeneration, ex.credentialGeneration);
+        waiting.add(ex);
+        pump();
+    }
+
+    /** The generation the connection should use: the newest, unless the server refused it. */
+    private long targetGeneration() {
+        return newestGeneration == rejectedGeneration ? channelGeneration : newestGeneration;
+    }
+
+    private void exchangeDone(Exchange ex) {
+        inFlight.remove(ex);
+        waiting.remove(ex);
+        schedulePump();
+    }
+
+    private void schedulePump() {
+        if (!pumpScheduled) {
+            pumpScheduled = true;
+            loop.execute(() -> {
+                pumpScheduled = false;
+                pump();
+            });
+        }
+    }
+
+    private void deadlineReached(Exchange ex) {
+        if (ex.done()) {
+            return;
+        }
+        boolean wasInFlight = inFlight.contains(ex);
+        ex.fail(TransportFailure.Reason.TIMEOUT, "no complete answer within the deadline",
+                ex.sent ? null : lastConnectFailure);
+        if (wasInFlight && h1 != null && channel != null) {
+            closeCause = null;
+            channel.close(); // an http/1.1 exchange cannot be cancelled without closing the connection
+        }
+    }
+
+    private void pump() {
+        switch (state) {
+            case IDLE -> {
+                if (waiting.isEmpty()) {
+                    return;
+                }
+                long wait = nextConnectAtNanos - System.nanoTime();
+                if (consecutiveFailures > 0 && wait > 0) {
+                    state = state.to(ConnectionState.BACKOFF);
+                    loop.schedule(() -> {
+                        if (state == ConnectionState.BACKOFF) {
+                            state = state.to(ConnectionState.IDLE);
+                            pump();
+                        }
+                    }, wait, TimeUnit.NANOSECONDS);
+                } else {
+                    connect();
+                }
+            }
+            case READY -> {
+                if (!channel.isActive()) {
+                    return; // the close listener takes over
+                }
+                if (targetGeneration() > channelGeneration || goingAway) {
+                    replaceAtQuietMoment();
+                    return;
+                }
+                if (h1 != null) {
+                    if (!h1.busy() && inFlight.isEmpty() && !waiting.isEmpty()) {
+                        Exchange ex = waiting.poll();
+                        inFlight.add(ex);
+                        h1.send(h1Context, ex);
+                    }
+                } else {
+                    while (!waiting.isEmpty()) {
+                        Exchange ex = waiting.poll();
+                        inFlight.add(ex);
+                        openStream(ex);
+                    }
+                }
+            }
+            default -> {
+                // BACKOFF, CONNECTING, CLOSING, CLOSED: a timer or listener calls pump() again
+            }
+        }
+    }
+
+    /**
+     * Break-before-make: wait for no exchange in flight, then close. For a rotation, parked h2
+     * pulls are aborted to get there (resent later with the same bytes); after a GOAWAY the server
+     * finishes the streams it accepted, so they are awaited.
+     */
+    private void replaceAtQuietMoment() {
+        if (h1 == null && targetGeneration() > channelGeneration) {
+            for (Exchange ex : new ArrayList<>(inFlight)) {
+                if (ex.abortable) {
+                    ex.fail(TransportFailure.Reason.ABORTED, "connection replaced for a credential rotation", null);
+                }
+            }
+        }
+        if (inFlight.isEmpty()) {
+            LOG.log(Level.INFO, "closing the connection (credential generation {0} -> {1}{2})", channelGeneration,
+                    newestGeneration, goingAway ? ", server going away" : "");
+            closeCause = null;
+            state = state.to(ConnectionState.CLOSING);
+            channel.close();
+        }
+    }
+
+    private void connect() {
+        state = state.to(ConnectionState.CONNECTING);
+        CredentialSet set = credentials.checkNow().tls(); // the check before each handshake
+        newestGeneration = Math.max(newestGeneration, set.generation());
+        if (set.generation() == rejectedGeneration) {
+            // The server refused this generation: use the previous one while it is valid.
+            CredentialSet fallback = credentials.previousStillValid().orElse(null);
+            if (fallback != null) {
+                set = fallback;
+            }
+        }
+        SslContext ssl;
+        try {
+            ssl = contexts.contextFor(set);
+        } catch (javax.net.ssl.SSLException e) {
+            connectFailed(null, e);
+            return;
+        }
+        channelGeneration = set.generation();
+        goingAway = false;
+        closeCause = null;
+        Bootstrap b = new Bootstrap()
+                .group(loop)
+                .channel(NioSocketChannel.class)
+                .option(ChannelOption.CONNECT_TIMEOUT_MILLIS, (int) settings.connectTimeout().toMillis())
+                .option(ChannelOption.TCP_NODELAY, true)
+                .handler(new ChannelInitializer<SocketChannel>() {
+                    @Override
+                    protected void initChannel(SocketChannel ch) {
+                        // Created with the peer host and port: that enables hostname/IP verification.
+                        SslHandler tls = ssl.newHandler(ch.alloc(), endpoint.host(), endpoint.port());
+                        tls.setHandshakeTimeoutMillis(settings.handshakeTimeout().toMillis());
+                        ch.pipeline().addLast("tls", tls);
+                        // The handshake promise fails before the close for every cause, the
+                        // handshake timeout included (which raises no exception event).
+                        tls.handshakeFuture().addListener(h -> {
+                            if (!h.isSuccess()) {
+                                connectFailed(ch, h.cause());
+                            }
+                        });
+                        ch.pipeline().addLast("tls-errors", new CauseRecorder());
+                        // Holds back any application bytes decoded in the same read as the server's
+                        // Finished until the protocol's handlers are in place, then replays them.
+                        ch.pipeline().addLast("alpn", new ProtocolSelector(ch));
+                        ch.pipeline().addLast("errors", new ErrorCatcher());
+                    }
+                });
+        io.netty.channel.ChannelFuture cf = b.connect(endpoint.host(), endpoint.port());
+        Channel ch = cf.channel();
+        channel = ch;
+        connectionsOpened.incrementAndGet();
+        maxOpenSockets.accumulateAndGet(openSockets.incrementAndGet(), Math::max);
+        ch.closeFuture().addListener(f -> {
+            openSockets.decrementAndGet();
+            loop.execute(() -> closed(ch));
+        });
+        cf.addListener(f -> {
+            if (!f.isSuccess()) {
+                connectFailed(ch, f.cause());
+            }
+        });
+    }
+
+    /** Called by the {@link ProtocolSelector} once the handshake succeeded, before buffered bytes are replayed. */
+    private void handshakeDone(Channel ch, String alpn) {
+        if (ch != channel || state != ConnectionState.CONNECTING || !ch.isActive()) {
+            ch.close();
+            return;
+        }
+        if (ApplicationProtocolNames.HTTP_2.equals(alpn)) {
+            protocol = Http2StreamHandler.PROTOCOL;
+            h1 = null;
+            ch.pipeline().addBefore("errors", "h2", Http2FrameCodecBuilder.forClient()
+                    .initialSettings(Http2Settings.defaultSettings().pushEnabled(false).maxHeaderListSize(16384))
+                    .build());
+            ch.pipeline().addBefore("errors", "h2-mux", new Http2MultiplexHandler(new RefusePushedStreams()));
+            ch.pipeline().addBefore("errors", "h2-conn", new Http2ConnectionWatcher());
+        } else {
+            protocol = Http1ClientHandler.PROTOCOL;
+            h1 = new Http1ClientHandler(headers);
+            ch.pipeline().addBefore("errors", "h1-codec", new HttpClientCodec(4096, 8192, 8192));
+            ch.pipeline().addBefore("errors", "h1", h1);
+            h1Context = ch.pipeline().context(h1);
+        }
+        negotiatedProtocol = protocol;
+        consecutiveFailures = 0;
+        lastConnectFailure = null;
+        state = state.to(ConnectionState.READY);
+        LOG.log(Level.DEBUG, "connected with {0}, credential generation {1}", protocol, channelGeneration);
+        schedulePump(); // after the selector replayed what it held back
+    }
+
+    /** First report of a failed connect or handshake wins; later reports of the same attempt are ignored. */
+    private void connectFailed(Channel ch, Throwable cause) {
+        if (ch != channel || state != ConnectionState.CONNECTING) {
+            return;
+        }
+        recordConnectFailure(cause);
+        if (ch == null) {
+            state = state.to(ConnectionState.IDLE);
+            schedulePump();
+            return;
+        }
+        if (state == ConnectionState.CONNECTING) {
+            state = state.to(ConnectionState.CLOSING);
+        }
+        ch.close();
+    }
+
+    /** Nothing was sent: every waiting exchange learns the specific reason now; the next try waits out the backoff. */
+    private void recordConnectFailure(Throwable cause) {
+        TransportFailure failure = new TransportFailure(
+                cause == null ? TransportFailure.Reason.RESET : FailureClassifier.classify(cause), false,
+                "cannot connect to " + endpoint.host() + ":" + endpoint.port(), cause);
+        lastConnectFailure = failure;
+        consecutiveFailures++;
+        if (failure.reason() == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED
+                && channelGeneration == newestGeneration && channelGeneration != rejectedGeneration
+                && credentials.previousStillValid().isPresent()) {
+            rejectedGeneration = channelGeneration;
+            LOG.log(Level.ERROR, "the server rejected client certificate generation {0}; reconnecting with the"
+                    + " previous generation while it is valid", channelGeneration);
+        }
+        nextConnectAtNanos = System.nanoTime() + backoff.delayNanos(consecutiveFailures);
+        LOG.log(Level.WARNING, "connection attempt {0} failed: {1}", consecutiveFailures, failure.getMessage());
+        for (Exchange ex : new ArrayList<>(waiting)) {
+            ex.fail(failure);
+        }
+    }
+
+    /**
+     * Runs after the close and after the exception that caused it went through the pipeline (the
+     * listener defers to here), so the recorded cause classifies the in-flight exchanges.
+     */
+    private void closed(Channel ch) {
+        if (ch != channel) {
+            return;
+        }
+        Throwable cause = closeCause;
+        channel = null;
+        h1 = null;
+        h1Context = null;
+        protocol = null;
+        TransportFailure.Reason reason = cause == null ? TransportFailure.Reason.RESET : FailureClassifier.classify(cause);
+        for (Exchange ex : new ArrayList<>(inFlight)) {
+            ex.fail(state == ConnectionState.CLOSED ? TransportFailure.Reason.CLOSED : reason, "connection closed", cause);
+        }
+        inFlight.clear();
+        switch (state) {
+            case CLOSED -> {
+                return;
+            }
+            case CONNECTING -> {
+                // closed before the handshake finished (and before its listener ran)
+                recordConnectFailure(cause);
+                state = state.to(ConnectionState.CLOSING);
+            }
+            case READY -> {
+                if (reason == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED) {
+                    // TLS 1.3: the server's refusal of our certificate arrives after the handshake "succeeded".
+                    recordConnectFailure(cause);
+                }
+                state = state.to(ConnectionState.CLOSING);
+            }
+            default -> {
+                // CLOSING already
+            }
+        }
+        state = state.to(ConnectionState.IDLE);
+        pump();
+    }
+
+    @Override
+    public void close() {
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        loop.execute(() -> {
+            state = ConnectionState.CLOSED;
+            for (Exchange ex : new ArrayList<>(waiting)) {
+                ex.fail(TransportFailure.Reason.CLOSED, "transport closed", null);
+            }
+            for (Exchange ex : new ArrayList<>(inFlight)) {
+                ex.fail(TransportFailure.Reason.CLOSED, "transport closed", null);
+            }
+            if (channel != null) {
+                channel.close().addListener(f -> done.complete(null));
+            } else {
+                done.complete(null);
+            }
+        });
+        try {
+            done.get(5, TimeUnit.SECONDS);
+        } catch (Exception e) {
+            LOG.log(Level.WARNING, "transport close did not finish: {0}", e.toString());
+        }
+        group.shutdownGracefully(0, 2, TimeUnit.SECONDS).syncUninterruptibly();
+    }
+
+    private void openStream(Exchange ex) {
+        Channel parent = channel;
+        new Http2StreamChannelBootstrap(parent).handler(new Http2StreamHandler(ex)).open().addListener(f -> {
+            if (!f.isSuccess()) {
+                ex.fail(TransportFailure.Reason.RESET, "cannot open an h2 stream", f.cause());
+                return;
+            }
+            Http2StreamChannel stream = (Http2StreamChannel) f.getNow();
+            ex.stream = stream;
+            if (ex.done()) {
+                stream.close();
+                return;
+            }
+            Http2Headers h = new DefaultHttp2Headers()
+                    .method("POST")
+                    .scheme("https")
+                    .authority(headers.authority())
+                    .path(ex.path);
+            h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+                    .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
+                    .set(HttpHeaderNames.USER_AGENT, headers.userAgent())
+                    .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + ex.bearer)
+                    .setInt(HttpHeaderNames.CONTENT_LENGTH, ex.body.length);
+            ex.sent = true;
+            stream.write(new DefaultHttp2HeadersFrame(h, false));
+            stream.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(ex.body), true)).addListener(w -> {
+                if (!w.isSuccess()) {
+                    ex.fail(FailureClassifier.classify(w.cause()), "write failed", w.cause());
+                }
+            });
+        });
+    }
+
+    /** Chooses the pipeline by ALPN (none: http/1.1); a failed handshake is a connect failure. */
+    private final class ProtocolSelector extends ApplicationProtocolNegotiationHandler {
+        private final Channel ch;
+
+        ProtocolSelector(Channel ch) {
+            super(ApplicationProtocolNames.HTTP_1_1);
+            this.ch = ch;
+        }
+
+        @Override
+        protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+            handshakeDone(ch, protocol);
+        }
+
+        @Override
+        protected void handshakeFailure(ChannelHandlerContext ctx, Throwable cause) {
+            connectFailed(ch, cause);
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.fireExceptionCaught(cause); // the ErrorCatcher records and closes
+        }
+    }
+
+    /** Right after the TLS handler: sees TLS alerts before any codec wraps or swallows them. */
+    private final class CauseRecorder extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (ctx.channel() == channel && closeCause == null) {
+                closeCause = cause;
+            }
+            ctx.fireExceptionCaught(cause);
+        }
+    }
+
+    /** Last handler of the connection pipeline: remembers why the connection failed and closes it. */
+    private final class ErrorCatcher extends ChannelInboundHandlerAdapter {
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            if (ctx.channel() == channel && closeCause == null) {
+                closeCause = cause;
+            }
+            ctx.close();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg); // nothing reaches here in a healthy pipeline
+        }
+    }
+
+    /** Connection-level h2 frames: GOAWAY means no new streams; finish what is in flight, then reconnect. */
+    private final class Http2ConnectionWatcher extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            try {
+                if (msg instanceof Http2GoAwayFrame) {
+                    goingAway = true;
+                    schedulePump();
+                }
+            } finally {
+                ReferenceCountUtil.release(msg);
+            }
+        }
+
+        @Override
+        public void exceptionCaught(ChannelHandlerContext ctx, Throwable cause) {
+            ctx.fireExceptionCaught(cause);
+        }
+    }
+
+    /** Server push is disabled in our SETTINGS; a pushed stream is closed at once. */
+    private static final class RefusePushedStreams extends ChannelInboundHandlerAdapter {
+        @Override
+        public void channelActive(ChannelHandlerContext ctx) {
+            ctx.close();
+        }
+
+        @Override
+        public void channelRead(ChannelHandlerContext ctx, Object msg) {
+            ReferenceCountUtil.release(msg);
+            ctx.close();
+        }
+    }
+}

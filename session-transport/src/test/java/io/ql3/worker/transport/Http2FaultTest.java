@@ -1,0 +1,184 @@
+package io.ql3.worker.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ql3.worker.contract.HeartbeatRequest;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.PullRequest;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.transport.IngressResult.Kind;
+import io.ql3.worker.transport.testing.TestServer;
+import io.ql3.worker.transport.testing.Vectors;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Faults on h2 streams (Netty test server): they end the one stream, never the connection, and
+ * caps are counted over DATA frames as they arrive (flow-control credit only for bytes taken).
+ */
+class Http2FaultTest {
+    private static final SessionId SESSION = new SessionId(Vectors.SESSION);
+
+    @TempDir
+    Path tmp;
+
+    private final AtomicReference<Function<TestServer.Request, CompletableFuture<TestServer.Reply>>> pullReply =
+            new AtomicReference<>();
+
+    private TestServer server(Fixture f) throws Exception {
+        return f.serverBuilder().responder(r -> r.path().endsWith("/pull") ? pullReply.get().apply(r)
+                : Fixture.vectorAnswer(r)).start();
+    }
+
+    private static CompletableFuture<TestServer.Reply> reply(TestServer.Reply r) {
+        return CompletableFuture.completedFuture(r);
+    }
+
+    private static IngressResult<?> pull(IngressClient c) throws Exception {
+        return c.pull(SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT)
+                .get(20, TimeUnit.SECONDS);
+    }
+
+    /** A heartbeat succeeds on the same connection (a few tries: short deadlines on a loaded 2-core box). */
+    private static void heartbeatStillWorks(IngressClient c, TestServer s) throws Exception {
+        HeartbeatRequest hb = HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
+        boolean ok = false;
+        for (int i = 0; i < 5 && !ok; i++) {
+            ok = c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind() == Kind.SUCCESS;
+        }
+        assertThat(ok).as("a heartbeat succeeded").isTrue();
+        assertThat(s.connections()).isEqualTo(1);
+        assertThat(c.protocol()).isEqualTo("h2");
+    }
+
+    @Test
+    void streamResetIsOutcomeUnknownAndTheConnectionLivesOn() throws Exception {
+        Fixture f = new Fixture(tmp);
+        pullReply.set(r -> reply(new TestServer.Reset()));
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            IngressResult<?> r = pull(c);
+            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.RESET);
+            assertThat(r.request().body()).isEqualTo(Vectors.request("pull.json"));
+            heartbeatStillWorks(c, s);
+        }
+    }
+
+    @Test
+    void unansweredStreamHitsItsDeadlineAndOnlyThatStreamIsReset() throws Exception {
+        Fixture f = new Fixture(tmp);
+        pullReply.set(r -> new CompletableFuture<>());
+        try (TestServer s = server(f); IngressClient c = f.client(s, Fixture.settings()
+                .withResponseTimeout(Duration.ofMillis(3000)))) {
+            heartbeatStillWorks(c, s); // connect first: the deadline counts from submission
+            // pull.json has waitMs 20000: its deadline is response timeout + waitMs; use a short one here
+            IngressResult<?> r = c.pull(SESSION, new PullRequest(7, 3,
+                            PullRequest.parse(Vectors.request("pull.json")).pullId(), 0), OfferPolicy.CONTRACT)
+                    .get(20, TimeUnit.SECONDS);
+            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
+            heartbeatStillWorks(c, s);
+        }
+    }
+
+    @Test
+    void pullAnswerOfExactlyTheCapIsAcceptedAcrossManyFlowControlWindows() throws Exception {
+        Fixture f = new Fixture(tmp);
+        byte[] atCap = Vectors.response("pull-at-cap.json");
+        assertThat(atCap).hasSize(1_048_576);
+        pullReply.set(r -> reply(new TestServer.Stream(200, atCap, 16_384)));
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            IngressResult<?> r = pull(c);
+            assertThat(r.kind()).isEqualTo(Kind.SUCCESS);
+        }
+    }
+
+    @Test
+    void pullAnswerOneByteOverTheCapIsRejectedWhileStreaming() throws Exception {
+        Fixture f = new Fixture(tmp);
+        byte[] overCap = Arrays.copyOf(Vectors.response("pull-at-cap.json"), 1_048_577);
+        overCap[overCap.length - 1] = ' ';
+        pullReply.set(r -> reply(new TestServer.Stream(200, overCap, 16_384)));
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            IngressResult<?> r = pull(c);
+            assertThat(r.kind()).isEqualTo(Kind.DRIFT);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason())
+                    .isEqualTo(TransportFailure.Reason.RESPONSE_TOO_LARGE);
+            heartbeatStillWorks(c, s);
+        }
+    }
+
+    @Test
+    void declaredLengthOverTheCapIsRejectedBeforeTheBody() throws Exception {
+        Fixture f = new Fixture(tmp);
+        pullReply.set(r -> reply(new TestServer.Respond(503, Map.of(), TestServer.bytes(5000, ' '))));
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            IngressResult<?> r = pull(c);
+            assertThat(r.kind()).isEqualTo(Kind.DRIFT);
+            assertThat(r.cause().orElseThrow().getMessage()).contains("declared content-length 5000");
+            heartbeatStillWorks(c, s);
+        }
+    }
+
+    @Test
+    void slowDripIsCutOffByTheDeadline() throws Exception {
+        Fixture f = new Fixture(tmp);
+        pullReply.set(r -> reply(new TestServer.Drip(Vectors.response("pull-empty.json"), 1000)));
+        try (TestServer s = server(f); IngressClient c = f.client(s, Fixture.settings()
+                .withResponseTimeout(Duration.ofMillis(3000)))) {
+            heartbeatStillWorks(c, s);
+            IngressResult<?> r = c.pull(SESSION, new PullRequest(7, 3,
+                            PullRequest.parse(Vectors.request("pull.json")).pullId(), 0), OfferPolicy.CONTRACT)
+                    .get(20, TimeUnit.SECONDS);
+            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
+            heartbeatStillWorks(c, s);
+        }
+    }
+
+    @Test
+    void goAwayLetsTheAnswerThroughAndTheNextExchangeReconnects() throws Exception {
+        Fixture f = new Fixture(tmp);
+        pullReply.set(r -> reply(new TestServer.RespondThenGoAway(
+                new TestServer.Respond(200, Map.of(), Vectors.response("pull-empty.json")))));
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            assertThat(pull(c).kind()).isEqualTo(Kind.SUCCESS);
+            IngressResult<?> hb = null;
+            for (int i = 0; i < 3 && (hb == null || !hb.isSuccess()); i++) {
+                // a heartbeat racing the GOAWAY may be refused unsent or reset; the next one reconnects
+                hb = c.heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
+                        .get(20, TimeUnit.SECONDS);
+            }
+            assertThat(hb.kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(s.connections()).isEqualTo(2);
+            assertThat(c.maxOpenSockets()).isEqualTo(1);
+        }
+    }
+
+    @Test
+    void abortPullsEndsAParkedPullAsOutcomeUnknown() throws Exception {
+        Fixture f = new Fixture(tmp);
+        CompletableFuture<Void> arrived = new CompletableFuture<>();
+        pullReply.set(r -> {
+            arrived.complete(null);
+            return new CompletableFuture<>();
+        });
+        try (TestServer s = server(f); IngressClient c = f.client(s)) {
+            var pull = c.pull(SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT);
+            arrived.get(20, TimeUnit.SECONDS);
+            c.abortPulls();
+            IngressResult<?> r = pull.get(20, TimeUnit.SECONDS);
+            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.ABORTED);
+            heartbeatStillWorks(c, s);
+        }
+    }
+}
