@@ -28,12 +28,76 @@ final class ControlPlaneFixture implements AutoCloseable {
   final DevPki pki;
   final ControlPlaneServer server;
 
+  /** Every server event, in order ({@code kind detail}); verbose servers also log every answer. */
+  final ServerEvents events = new ServerEvents();
+
   ControlPlaneFixture(Path dir, Alpn alpn) throws IOException, InterruptedException {
+    this(dir, alpn, Settings.defaults(), false);
+  }
+
+  /**
+   * @param settings the server's timing (e.g. a 5 s heartbeat interval for scenarios that wait for heartbeats)
+   * @param verbose also record an {@code answer} event for every 200 (request log for "no pull after X")
+   */
+  ControlPlaneFixture(Path dir, Alpn alpn, Settings settings, boolean verbose)
+      throws IOException, InterruptedException {
     this.dir = dir;
     this.pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
     pki.create(List.of(WORKER));
     this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki.dir(), "127.0.0.1", 0, 0, alpn,
-        Settings.defaults(), Clock.systemUTC(), 1, EventLog.quiet(), false));
+        settings, Clock.systemUTC(), 1, events, verbose));
+  }
+
+  /** The server's event log, kept in memory (thread-safe). */
+  static final class ServerEvents implements EventLog {
+    private final List<String> lines = new java.util.ArrayList<>();
+
+    @Override
+    public synchronized void event(String kind, String detail) {
+      lines.add(kind + " " + detail);
+    }
+
+    synchronized List<String> lines() {
+      return List.copyOf(lines);
+    }
+
+    /** Index of the first line at or after {@code from} containing every one of {@code parts}; -1 if none. */
+    synchronized int indexOf(int from, String... parts) {
+      for (int i = Math.max(0, from); i < lines.size(); i++) {
+        String l = lines.get(i);
+        boolean all = true;
+        for (String p : parts) {
+          all &= l.contains(p);
+        }
+        if (all) {
+          return i;
+        }
+      }
+      return -1;
+    }
+
+    @Override
+    public synchronized String toString() {
+      return String.join("\n", lines);
+    }
+  }
+
+  /** Connections of the worker, open and recently closed, oldest first. */
+  List<io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView> connections() {
+    return java.util.stream.Stream.concat(server.connections().recentlyClosed().stream(),
+            server.connections().open().stream())
+        .filter(c -> WORKER.equals(c.workerId()))
+        .sorted(java.util.Comparator.comparingLong(
+            io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView::id))
+        .toList();
+  }
+
+  /** Answered requests of one operation (any status) so far. */
+  long answered(String operation) {
+    return server.stats().snapshot().entrySet().stream()
+        .filter(e -> e.getKey().startsWith(operation + " "))
+        .mapToLong(java.util.Map.Entry::getValue)
+        .sum();
   }
 
   /** Writes an agent configuration for the edge profile and returns its path. */
@@ -98,8 +162,14 @@ final class ControlPlaneFixture implements AutoCloseable {
     }
   }
 
+  private boolean closed;
+
+  /** Idempotent: a test may stop the server early (e.g. to restart one on the same address). */
   @Override
-  public void close() {
-    server.close();
+  public synchronized void close() {
+    if (!closed) {
+      closed = true;
+      server.close();
+    }
   }
 }
