@@ -1,0 +1,122 @@
+#!/bin/sh
+# Agent benchmark on loopback: start-up to registered, RSS (steady and peak) through
+# register -> N noop runs -> drain -> offline, noop throughput, idle requests per minute and
+# SIGTERM-to-exit with no runs. Uses the launchers (bin/), so the JVM flags are the edge
+# profile's. Prints one "key value" line per measurement.
+#
+# Usage: bench/scripts/agent-footprint.sh [--profile edge|node] [--runs N] [--idle-seconds S]
+#        [--heartbeat-ms H] [--java-home DIR]
+# Needs a build: mvn -B -q -DskipTests package
+set -eu
+cd "$(dirname "$0")/../.."
+profile=edge; runs=1000; idle=60; hb=10000; java_home=${JAVA_HOME:-}
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --profile) profile=$2; shift 2 ;;
+    --runs) runs=$2; shift 2 ;;
+    --idle-seconds) idle=$2; shift 2 ;;
+    --heartbeat-ms) hb=$2; shift 2 ;;
+    --java-home) java_home=$2; shift 2 ;;
+    *) echo "unknown option $1" >&2; exit 64 ;;
+  esac
+done
+[ -n "$java_home" ] && export JAVA_HOME="$java_home"
+lease=$((hb * 3)); [ "$lease" -lt 15000 ] && lease=15000
+
+work=$(mktemp -d)
+cp_pid=; agent_pid=; sampler=
+cleanup() {
+  [ -n "$sampler" ] && kill "$sampler" 2>/dev/null || true
+  [ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2>/dev/null || true
+  [ -n "$cp_pid" ] && kill "$cp_pid" 2>/dev/null && wait "$cp_pid" 2>/dev/null || true
+  [ -n "${KEEP:-}" ] && echo "kept $work" || rm -rf "$work"
+}
+trap cleanup EXIT
+
+ms() { date +%s%3N; }
+
+bin/ql3-control-plane dev-pki --out "$work/pki" --worker bench-0001 --days 2 >/dev/null
+QL3_CP_JAVA_OPTS="-XX:+UseSerialGC -Xmx512m" bin/ql3-control-plane serve --pki "$work/pki" --port 0 --admin-port 0 \
+  --heartbeat-interval-ms "$hb" --lease-ttl-ms "$lease" --draining-lease-ttl-ms "$lease" > "$work/cp.log" 2>&1 &
+cp_pid=$!
+for _ in $(seq 1 600); do grep -q ' serving ' "$work/cp.log" && break; sleep 0.05; done
+line=$(grep -m1 ' serving ' "$work/cp.log")
+ingress=$(printf '%s' "$line" | sed -n 's/.*ingress=https:\/\/\([0-9.:]*\).*/\1/p')
+admin=$(printf '%s' "$line" | sed -n 's/.*admin=http:\/\/[0-9.]*:\([0-9]*\).*/\1/p')
+
+w="$work/pki/workers/bench-0001"
+mkdir -p "$work/agent"
+slots=2; [ "$profile" = node ] && slots=16
+cat > "$work/agent/agent.toml" <<EOF
+enabled = true
+[worker]
+id = "bench-0001"
+[ingress]
+url = "https://$ingress"
+[credentials]
+certificate = "$w/client.crt"
+private-key = "$w/client.key"
+trust = "$work/pki/ca.crt"
+token = "$w/token"
+[journal]
+dir = "journal"
+[execution]
+work-dir = "runs"
+max-concurrent-runs = $slots
+executors = ["noop"]
+EOF
+
+t0=$(ms)
+bin/ql3-worker run --profile "$profile" --config "$work/agent/agent.toml" > "$work/agent.log" 2>&1 &
+agent_pid=$!
+# RSS sampler: every 100 ms, the highest VmRSS seen and the kernel's VmHWM.
+( while kill -0 "$agent_pid" 2>/dev/null; do
+    awk '/^VmRSS:/{print $2}' "/proc/$agent_pid/status" 2>/dev/null >> "$work/rss.samples" || true
+    sleep 0.1
+  done ) &
+sampler=$!
+for _ in $(seq 1 1200); do grep -q 'to=ACTIVE' "$work/agent.log" && break; sleep 0.01; done
+t_reg=$(ms)
+echo "java $("${JAVA_HOME:-/usr}/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2)"
+echo "profile $profile"
+echo "start_to_registered_ms $((t_reg - t0))"
+
+sleep 2
+rss_idle=$(awk '/^VmRSS:/{print $2}' "/proc/$agent_pid/status")
+echo "rss_after_register_mib $(awk -v k="$rss_idle" 'BEGIN{printf "%.1f", k/1024}')"
+
+# Idle requests: count what the server answered for this worker over the idle window.
+count_requests() {
+  bin/ql3-control-plane connections --admin-port "$admin" | tr ',' '\n' | sed -n 's/.*"requests" *: *\([0-9]*\).*/\1/p' \
+    | awk '{s+=$1} END{print s+0}'
+}
+if [ "$idle" -gt 0 ]; then
+  r0=$(count_requests); sleep "$idle"; r1=$(count_requests)
+  echo "idle_requests_per_minute $(awk -v a="$r0" -v b="$r1" -v s="$idle" 'BEGIN{printf "%.1f", (b-a)*60/s}') (heartbeat ${hb} ms, window ${idle} s)"
+fi
+
+t1=$(ms)
+bin/ql3-control-plane runs submit --admin-port "$admin" --count "$runs" --executor noop --worker bench-0001 >/dev/null
+for _ in $(seq 1 100000); do
+  n=$(grep -c 'event=completion.delivered' "$work/agent.log" || true)
+  [ "$n" -ge "$runs" ] && break
+  sleep 0.05
+done
+t2=$(ms)
+echo "noop_runs $runs in $((t2 - t1)) ms: $(awk -v n="$runs" -v t="$((t2 - t1))" 'BEGIN{printf "%.0f", n*1000/t}') runs/s (submit included)"
+rss_busy=$(awk '/^VmRSS:/{print $2}' "/proc/$agent_pid/status")
+echo "rss_after_runs_mib $(awk -v k="$rss_busy" 'BEGIN{printf "%.1f", k/1024}')"
+
+sleep 1
+hwm=$(awk '/^VmHWM:/{print $2}' "/proc/$agent_pid/status")
+echo "rss_peak_vmhwm_before_drain_mib $(awk -v k="$hwm" 'BEGIN{printf "%.1f", k/1024}')"
+t3=$(ms)
+kill -TERM "$agent_pid"
+wait "$agent_pid" || true
+t4=$(ms)
+agent_pid=
+echo "sigterm_to_exit_ms $((t4 - t3)) (no runs in flight)"
+hwm_samples=$(sort -n "$work/rss.samples" | tail -1)
+echo "rss_peak_sampled_mib $(awk -v k="$hwm_samples" 'BEGIN{printf "%.1f", k/1024}')"
+grep -q 'to=OFFLINE' "$work/agent.log" && echo "offline yes" || echo "offline NO"
+echo "violations $(bin/ql3-control-plane violations --admin-port "$admin" | sed -n 's/.*"total" *: *\([0-9]*\).*/\1/p')"
