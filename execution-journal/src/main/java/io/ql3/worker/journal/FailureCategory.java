@@ -1,0 +1,4 @@
+package io.ql3.worker.journal;
+
+/** Whether a failed run may be retried by the server. */
+public enum FailureCategory { TRANSIENT, PERMANENT }

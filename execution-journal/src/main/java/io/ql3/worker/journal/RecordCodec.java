@@ -1,0 +1,283 @@
+package io.ql3.worker.journal;
+
+import io.ql3.worker.journal.JournalRecord.CompletionAcknowledged;
+import io.ql3.worker.journal.JournalRecord.DrainBegun;
+import io.ql3.worker.journal.JournalRecord.Offline;
+import io.ql3.worker.journal.JournalRecord.OfferAccepted;
+import io.ql3.worker.journal.JournalRecord.OperatorResolved;
+import io.ql3.worker.journal.JournalRecord.PullClosed;
+import io.ql3.worker.journal.JournalRecord.PullReserved;
+import io.ql3.worker.journal.JournalRecord.ResultRecorded;
+import io.ql3.worker.journal.JournalRecord.RunStarted;
+import io.ql3.worker.journal.JournalRecord.SessionRegistered;
+import io.ql3.worker.journal.JournalRecord.Superseded;
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+
+/**
+ * Binary payloads of records (log kinds 1..11) and snapshot entries (kinds 101..104). Big-endian,
+ * strings as int length + UTF-8 (-1 for null). Decoding checks every bound and that the payload is
+ * consumed exactly; a payload that does not decode is a {@link CorruptPayloadException}.
+ */
+final class RecordCodec {
+    static final byte SESSION_REGISTERED = 1;
+    static final byte PULL_RESERVED = 2;
+    static final byte PULL_CLOSED = 3;
+    static final byte OFFER_ACCEPTED = 4;
+    static final byte RUN_STARTED = 5;
+    static final byte RESULT_RECORDED = 6;
+    static final byte COMPLETION_ACKNOWLEDGED = 7;
+    static final byte SUPERSEDED = 8;
+    static final byte DRAIN_BEGUN = 9;
+    static final byte OFFLINE = 10;
+    static final byte OPERATOR_RESOLVED = 11;
+
+    static final byte SNAP_SESSION = 101;
+    static final byte SNAP_PULL = 102;
+    static final byte SNAP_RUN = 103;
+    static final byte SNAP_END = 104;
+
+    /** Upper bound of any payload; a length above it is corruption. */
+    static final int MAX_PAYLOAD = 64 * 1024;
+
+    static final class CorruptPayloadException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        CorruptPayloadException(String message) {
+            super(message);
+        }
+    }
+
+    /** The snapshot's closing entry: how many entries precede it and the sequence it covers. */
+    record SnapEnd(long entries, long seq) {
+    }
+
+    private RecordCodec() {
+    }
+
+    static byte kindOf(JournalRecord r) {
+        if (r instanceof SessionRegistered) {
+            return SESSION_REGISTERED;
+        } else if (r instanceof PullReserved) {
+            return PULL_RESERVED;
+        } else if (r instanceof PullClosed) {
+            return PULL_CLOSED;
+        } else if (r instanceof OfferAccepted) {
+            return OFFER_ACCEPTED;
+        } else if (r instanceof RunStarted) {
+            return RUN_STARTED;
+        } else if (r instanceof ResultRecorded) {
+            return RESULT_RECORDED;
+        } else if (r instanceof CompletionAcknowledged) {
+            return COMPLETION_ACKNOWLEDGED;
+        } else if (r instanceof Superseded) {
+            return SUPERSEDED;
+        } else if (r instanceof DrainBegun) {
+            return DRAIN_BEGUN;
+        } else if (r instanceof Offline) {
+            return OFFLINE;
+        } else if (r instanceof OperatorResolved) {
+            return OPERATOR_RESOLVED;
+        }
+        throw new IllegalArgumentException("unknown record " + r);
+    }
+
+    static void encode(JournalRecord r, ByteBuffer b) {
+        if (r instanceof SessionRegistered s) {
+            str(b, s.sessionId());
+            b.putLong(s.generation());
+        } else if (r instanceof PullReserved p) {
+            str(b, p.pullId());
+            b.putInt(p.maxRuns());
+        } else if (r instanceof PullClosed p) {
+            str(b, p.pullId());
+        } else if (r instanceof OfferAccepted o) {
+            offer(b, o);
+        } else if (r instanceof RunStarted s) {
+            key(b, s.runId(), s.attempt());
+            b.putLong(s.childPid());
+            b.putLong(s.childStartMillis());
+        } else if (r instanceof ResultRecorded res) {
+            key(b, res.runId(), res.attempt());
+            result(b, res.result());
+        } else if (r instanceof CompletionAcknowledged a) {
+            key(b, a.runId(), a.attempt());
+            b.put((byte) a.disposition().ordinal());
+        } else if (r instanceof Superseded s) {
+            key(b, s.runId(), s.attempt());
+        } else if (r instanceof DrainBegun d) {
+            str(b, d.sessionId());
+            b.putLong(d.generation());
+        } else if (r instanceof Offline o) {
+            str(b, o.sessionId());
+            b.putLong(o.generation());
+        } else if (r instanceof OperatorResolved o) {
+            key(b, o.runId(), o.attempt());
+            str(b, o.note());
+        } else {
+            throw new IllegalArgumentException("unknown record " + r);
+        }
+    }
+
+    static JournalRecord decode(byte kind, ByteBuffer b) throws CorruptPayloadException {
+        try {
+            JournalRecord r = switch (kind) {
+                case SESSION_REGISTERED -> new SessionRegistered(str(b), b.getLong());
+                case PULL_RESERVED -> new PullReserved(str(b), b.getInt());
+                case PULL_CLOSED -> new PullClosed(str(b));
+                case OFFER_ACCEPTED -> offer(b);
+                case RUN_STARTED -> new RunStarted(str(b), b.getLong(), b.getLong(), b.getLong());
+                case RESULT_RECORDED -> new ResultRecorded(str(b), b.getLong(), result(b));
+                case COMPLETION_ACKNOWLEDGED -> new CompletionAcknowledged(str(b), b.getLong(),
+                        enumOf(Disposition.values(), b.get()));
+                case SUPERSEDED -> new Superseded(str(b), b.getLong());
+                case DRAIN_BEGUN -> new DrainBegun(str(b), b.getLong());
+                case OFFLINE -> new Offline(str(b), b.getLong());
+                case OPERATOR_RESOLVED -> new OperatorResolved(str(b), b.getLong(), str(b));
+                default -> throw new CorruptPayloadException("unknown record kind " + kind);
+            };
+            end(b);
+            return r;
+        } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+            throw new CorruptPayloadException("record kind " + kind + " does not decode: " + e);
+        }
+    }
+
+    // ---- snapshot entries ----
+
+    static void encodeSession(SessionFact s, ByteBuffer b) {
+        str(b, s.sessionId());
+        b.putLong(s.generation());
+        b.put((byte) s.status().ordinal());
+    }
+
+    static void encodePull(PullReservation p, ByteBuffer b) {
+        str(b, p.pullId());
+        b.putInt(p.maxRuns());
+    }
+
+    static void encodeRun(RunFact f, ByteBuffer b) {
+        offer(b, f.offer());
+        b.put((byte) f.phase().ordinal());
+        b.putLong(f.childPid());
+        b.putLong(f.childStartMillis());
+        b.put((byte) (f.result() == null ? 0 : 1));
+        if (f.result() != null) {
+            result(b, f.result());
+        }
+        b.put((byte) (f.settlement() == null ? -1 : f.settlement().ordinal()));
+    }
+
+    static void encodeEnd(SnapEnd e, ByteBuffer b) {
+        b.putLong(e.entries());
+        b.putLong(e.seq());
+    }
+
+    /** Decodes a snapshot entry: SessionFact, PullReservation, RunFact or SnapEnd. */
+    static Object decodeSnapshotEntry(byte kind, ByteBuffer b) throws CorruptPayloadException {
+        try {
+            Object o = switch (kind) {
+                case SNAP_SESSION -> new SessionFact(str(b), b.getLong(), enumOf(SessionStatus.values(), b.get()));
+                case SNAP_PULL -> new PullReservation(str(b), b.getInt());
+                case SNAP_RUN -> {
+                    OfferAccepted offer = offer(b);
+                    RunPhase phase = enumOf(RunPhase.values(), b.get());
+                    long pid = b.getLong();
+                    long start = b.getLong();
+                    RunResult result = b.get() == 1 ? result(b) : null;
+                    byte s = b.get();
+                    Settlement settlement = s == -1 ? null : enumOf(Settlement.values(), s);
+                    yield new RunFact(offer, phase, pid, start, result, settlement);
+                }
+                case SNAP_END -> new SnapEnd(b.getLong(), b.getLong());
+                default -> throw new CorruptPayloadException("unknown snapshot entry kind " + kind);
+            };
+            end(b);
+            return o;
+        } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
+            throw new CorruptPayloadException("snapshot entry kind " + kind + " does not decode: " + e);
+        }
+    }
+
+    // ---- pieces ----
+
+    private static void offer(ByteBuffer b, OfferAccepted o) {
+        key(b, o.runId(), o.attempt());
+        str(b, o.sessionId());
+        b.putLong(o.generation());
+        str(b, o.executor());
+        str(b, o.specDigest());
+        str(b, o.idempotencyKey());
+        b.putLong(o.timeoutMs());
+    }
+
+    private static OfferAccepted offer(ByteBuffer b) {
+        return new OfferAccepted(str(b), b.getLong(), str(b), b.getLong(), str(b), str(b), str(b), b.getLong());
+    }
+
+    private static void result(ByteBuffer b, RunResult r) {
+        b.put((byte) r.outcome().ordinal());
+        Failure f = r.failure();
+        b.put((byte) (f == null ? 0 : 1));
+        if (f != null) {
+            b.put((byte) f.category().ordinal());
+            str(b, f.code());
+            str(b, f.message());
+        }
+        b.putLong(r.durationMs());
+        b.putInt(r.exitCode() == null ? -1 : r.exitCode());
+        b.putLong(r.outputBytes());
+        str(b, r.outputTail());
+    }
+
+    private static RunResult result(ByteBuffer b) {
+        Outcome outcome = enumOf(Outcome.values(), b.get());
+        Failure failure = null;
+        if (b.get() == 1) {
+            failure = new Failure(enumOf(FailureCategory.values(), b.get()), str(b), str(b));
+        }
+        long duration = b.getLong();
+        int exit = b.getInt();
+        long outputBytes = b.getLong();
+        return new RunResult(outcome, failure, duration, exit == -1 ? null : exit, outputBytes, str(b));
+    }
+
+    private static void key(ByteBuffer b, String runId, long attempt) {
+        str(b, runId);
+        b.putLong(attempt);
+    }
+
+    private static void str(ByteBuffer b, String s) {
+        if (s == null) {
+            b.putInt(-1);
+            return;
+        }
+        byte[] bytes = s.getBytes(StandardCharsets.UTF_8);
+        b.putInt(bytes.length);
+        b.put(bytes);
+    }
+
+    private static String str(ByteBuffer b) {
+        int n = b.getInt();
+        if (n < 0 || n > b.remaining()) {
+            throw new IllegalArgumentException("bad string length " + n);
+        }
+        byte[] bytes = new byte[n];
+        b.get(bytes);
+        return new String(bytes, StandardCharsets.UTF_8);
+    }
+
+    private static <E extends Enum<E>> E enumOf(E[] values, byte ordinal) {
+        if (ordinal < 0 || ordinal >= values.length) {
+            throw new IllegalArgumentException("bad enum ordinal " + ordinal);
+        }
+        return values[ordinal];
+    }
+
+    private static void end(ByteBuffer b) {
+        if (b.hasRemaining()) {
+            throw new IllegalArgumentException(b.remaining() + " trailing bytes");
+        }
+    }
+}
