@@ -256,7 +256,8 @@ final class Commands implements Callable<Integer> {
   }
 
   @Command(name = "journal", description = "Inspect, verify or resolve the execution journal.",
-      subcommands = {JournalCmd.Inspect.class, JournalCmd.Verify.class, JournalCmd.Resolve.class})
+      subcommands = {JournalCmd.Inspect.class, JournalCmd.Verify.class, JournalCmd.Resolve.class,
+          JournalCmd.DiscardDamaged.class})
   static final class JournalCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -358,6 +359,48 @@ final class Commands implements Callable<Integer> {
         } catch (JournalException e) {
           spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
           return WorkerAgent.EX_TEMPFAIL;
+        }
+      }
+    }
+
+    @Command(name = "discard-damaged",
+        description = {"Clear a damaged log on purpose (agent stopped): everything from the damage on is moved",
+            "aside (never deleted) and the runs it described must be reconciled with the server by hand.",
+            "Name exactly what 'journal verify' reported: reason, file and offset."})
+    static final class DiscardDamaged implements Callable<Integer> {
+      @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+      @Option(names = "--profile", defaultValue = "node") String profile;
+
+      @Option(names = "--config", required = true) Path config;
+
+      @Option(names = "--reason", required = true, description = "e.g. CORRUPT_RECORD") String reason;
+
+      @Option(names = "--file", required = true, description = "the damaged segment file name") String file;
+
+      @Option(names = "--offset", required = true, description = "the offset 'journal verify' reported") long offset;
+
+      @Override
+      public Integer call() throws Exception {
+        AgentConfig c = load(config, profile);
+        JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+        if (v.recoveryRequired().isEmpty()) {
+          spec.commandLine().getErr().println("ql3-worker: the journal needs no recovery; nothing changed");
+          return WorkerAgent.EX_CONFIG;
+        }
+        var problem = v.recoveryRequired().get();
+        if (!problem.reason().name().equals(reason) || !problem.file().equals(file) || problem.offset() != offset) {
+          spec.commandLine().getErr().println("ql3-worker: the journal reports " + problem
+              + ", not what you named; nothing changed");
+          return WorkerAgent.EX_CONFIG;
+        }
+        try (Journal j = Journal.discardDamagedLog(JournalConfig.of(c.journal().dir(), c.workerId()), problem)) {
+          spec.commandLine().getOut().println("moved aside: " + j.report().removedFiles());
+          printFacts(spec.commandLine().getOut(), j.facts());
+          return 0;
+        } catch (JournalException e) {
+          spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+          return WorkerAgent.EX_CONFIG;
         }
       }
     }

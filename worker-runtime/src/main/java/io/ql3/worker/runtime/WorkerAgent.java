@@ -350,6 +350,7 @@ public final class WorkerAgent {
       plane.cancelAll(SHUTDOWN_NOW);
     }
 
+    noticeCredentialChange();
     session.tick(now);
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
       plane.sessionLost();
@@ -377,6 +378,19 @@ public final class WorkerAgent {
       }
     }
     writeStatus(now);
+  }
+
+  private Object lastCredentials;
+
+  /** A rotated certificate or token lets a suspended session retry at once (contract section 6). */
+  private void noticeCredentialChange() {
+    var current = credentials.current(); // cheap: a clock read between stats
+    Object seen = java.util.List.of(current.tls().generation(), java.util.Objects.requireNonNullElse(current.token(), ""));
+    if (lastCredentials != null && !lastCredentials.equals(seen)) {
+      log.info("credentials.changed", "generation", current.tls().generation());
+      session.credentialsChanged();
+    }
+    lastCredentials = seen;
   }
 
   private void beginDrain(long now) {
