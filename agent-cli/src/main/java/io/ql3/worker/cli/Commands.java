@@ -2,10 +2,7 @@ package io.ql3.worker.cli;
 
 import io.ql3.worker.cli.config.TomlConfigLoader;
 import io.ql3.worker.contract.Capability;
-import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.ContractViolation;
-import io.ql3.worker.contract.ExecutorInfo;
-import io.ql3.worker.contract.Profile;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
 import io.ql3.worker.journal.JournalException;
@@ -13,6 +10,7 @@ import io.ql3.worker.journal.JournalFacts;
 import io.ql3.worker.journal.JournalInspector;
 import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.runtime.AgentCapability;
 import io.ql3.worker.runtime.BuildInfo;
 import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.config.AgentConfig;
@@ -20,8 +18,6 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
-import io.ql3.worker.runtime.exec.ExecutorRegistry;
-import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
 import io.ql3.worker.runtime.status.StatusFile;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
@@ -105,24 +101,7 @@ final class Commands implements Callable<Integer> {
   }
 
   static Capability capability(AgentConfig c) throws ExecutorConfigurationException, ContractViolation {
-    BuildInfo build = BuildInfo.load();
-    ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
-    ExecutorRegistry executors = ExecutorRegistry.load(c.execution().executors(),
-        new ProcessExecutorSettings(c.execution().permanentExitCodes(), c.execution().outputLogBytes(),
-            d.killGrace(), d.outputDrainTimeout(), d.path(), d.lang(), d.passEnvironment(), d.setsid(), d.kill()),
-        Commands.class.getClassLoader());
-    CapabilityBuilder b = new CapabilityBuilder()
-        .agent(build.version(), build.revision())
-        .architecture(CapabilityBuilder.architectureOf(System.getProperty("os.arch")))
-        .os("linux")
-        .runtime("java", System.getProperty("java.version"))
-        .labels(c.labels())
-        .limits(c.execution().maxConcurrentRuns(), c.execution().maxSpecBytes(), c.execution().pullPage())
-        .profile(c.profile() == AgentProfile.EDGE ? Profile.EDGE : Profile.NODE);
-    for (ExecutorInfo e : executors.advertised()) {
-      b.executor(e.name(), e.version());
-    }
-    return b.build();
+    return AgentCapability.capability(c, AgentCapability.executors(c), BuildInfo.load());
   }
 
   @Command(name = "run", description = "Run the agent (the service). See 'ql3-worker run --help'.")

@@ -4,14 +4,11 @@ import io.ql3.worker.capacity.CapacityLimits;
 import io.ql3.worker.capacity.CapacityOracle;
 import io.ql3.worker.capacity.LifecyclePhase;
 import io.ql3.worker.contract.Capability;
-import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.Drift;
-import io.ql3.worker.contract.ExecutorInfo;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.FailureCategory;
 import io.ql3.worker.contract.OfferPolicy;
-import io.ql3.worker.contract.Profile;
 import io.ql3.worker.contract.RunId;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.Uuid7Generator;
@@ -25,10 +22,8 @@ import io.ql3.worker.journal.RunResult;
 import io.ql3.worker.runtime.cadence.Cadence;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
-import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
-import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
 import io.ql3.worker.runtime.exec.SystemExecutionClock;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.runtime.metrics.AgentMetrics;
@@ -217,21 +212,8 @@ public final class WorkerAgent {
     ExecutorRegistry executors;
     Capability capability;
     try {
-      executors = ExecutorRegistry.load(config.execution().executors(), processSettings(),
-          WorkerAgent.class.getClassLoader());
-      CapabilityBuilder cb = new CapabilityBuilder()
-          .agent(build.version(), build.revision())
-          .architecture(CapabilityBuilder.architectureOf(System.getProperty("os.arch")))
-          .os("linux")
-          .runtime("java", System.getProperty("java.version"))
-          .labels(config.labels())
-          .limits(config.execution().maxConcurrentRuns(), config.execution().maxSpecBytes(),
-              config.execution().pullPage())
-          .profile(config.profile() == AgentProfile.EDGE ? Profile.EDGE : Profile.NODE);
-      for (ExecutorInfo e : executors.advertised()) {
-        cb.executor(e.name(), e.version());
-      }
-      capability = cb.build();
+      executors = AgentCapability.executors(config);
+      capability = AgentCapability.capability(config, executors, build);
     } catch (ExecutorConfigurationException e) {
       log.error("config.invalid", "key", "execution.executors", "problem", e.getMessage());
       return EX_CONFIG;
@@ -293,12 +275,6 @@ public final class WorkerAgent {
         (t, e) -> onStepFailure(e));
     cadence.start();
     return EX_OK;
-  }
-
-  private ProcessExecutorSettings processSettings() {
-    ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
-    return new ProcessExecutorSettings(config.execution().permanentExitCodes(), config.execution().outputLogBytes(),
-        d.killGrace(), d.outputDrainTimeout(), d.path(), d.lang(), d.passEnvironment(), d.setsid(), d.kill());
   }
 
   private int openJournal() {
