@@ -136,6 +136,7 @@ final class IngressHandler extends SimpleChannelInboundHandler<HttpObject> {
       return;
     }
     if (!ctx.tokens().accepts(parsed.workerId(), bearer(headers.get(HttpHeaderNames.AUTHORIZATION)))) {
+      ctx.controlPlane().credentialsRefused(parsed.workerId());
       refuse(ErrorCode.CREDENTIAL_REJECTED, "bearer token rejected", null);
       return;
     }

@@ -154,7 +154,10 @@ public final class ControlPlane {
       return refuse(s, ErrorCode.VERSION_CONFLICT, "server holds version " + s.version + " status "
           + s.status.wire() + "; request has version " + cmd.version() + " status " + cmd.status().wire(), now);
     }
-    if (now < s.lastBeatAt + s.heartbeatIntervalMs - settings.earlyToleranceMs()) {
+    Worker w = worker(workerId);
+    boolean credentialRetry = w.credentialsRefusedSinceBeat;
+    w.credentialsRefusedSinceBeat = false;
+    if (!credentialRetry && now < s.lastBeatAt + s.heartbeatIntervalMs - settings.earlyToleranceMs()) {
       auditor.record(ViolationKind.EARLY_HEARTBEAT, workerId, sessionId, (now - s.lastBeatAt)
           + " ms after the previous register/heartbeat; interval " + s.heartbeatIntervalMs + " ms");
     }
@@ -600,6 +603,11 @@ public final class ControlPlane {
     }
     s.leased.clear();
     log.event("reclaim", "worker=" + s.workerId + " session=" + s.sessionId + " (" + why + ") runs=" + ids);
+  }
+
+  /** The ingress refused this worker's bearer token (401): see {@link Worker#credentialsRefusedSinceBeat}. */
+  public synchronized void credentialsRefused(String workerId) {
+    worker(workerId).credentialsRefusedSinceBeat = true;
   }
 
   private Worker worker(String workerId) {

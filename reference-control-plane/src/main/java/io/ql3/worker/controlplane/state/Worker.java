@@ -19,6 +19,12 @@ final class Worker {
   /** Every sessionId ever registered here: a sessionId is never reused, even after its record is dropped. */
   final Set<String> sessionIdsSeen = new HashSet<>();
   int sessionRequestsInFlight;
+  /**
+   * The server refused this worker's credentials since its last accepted heartbeat: the contract
+   * (section 6) lets the client retry a heartbeat at once when a credential file changes, so the
+   * next heartbeat is not audited as early.
+   */
+  boolean credentialsRefusedSinceBeat;
 
   Worker(String workerId) {
     this.workerId = workerId;

@@ -476,12 +476,18 @@ public final class ExecutionPlane {
     }
   }
 
+  /**
+   * Handles the offers of one pull answer with ONE group commit before anything runs: for each
+   * new offer, "offer accepted" and then either "run started" (prepared, about to launch) or its
+   * result (refused, or preparation failed); then the reservation is closed. Only after that
+   * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
+   * it is acted on, the start is durable before the launch) at the cost of one force per answer.
+   */
   private void acceptOffers(PendingPull p, PullResponse resp) {
     JournalFacts facts = journal.facts();
     List<JournalRecord> records = new ArrayList<>();
-    List<Offer> toRun = new ArrayList<>();
-    List<JournalRecord.OfferAccepted> rejected = new ArrayList<>();
-    List<io.ql3.worker.journal.RunResult> rejectedResults = new ArrayList<>();
+    List<PreparedStart> prepared = new ArrayList<>();
+    List<FailedStart> failed = new ArrayList<>();
     for (Offer offer : resp.offers()) {
       RunKey key = new RunKey(offer.runId().value(), offer.attempt());
       if (running.containsKey(key) || deliveries.containsKey(key)) {
@@ -504,23 +510,54 @@ public final class ExecutionPlane {
       records.add(accepted);
       Optional<Failure> refusal = refusal(offer);
       if (refusal.isPresent()) {
-        io.ql3.worker.journal.RunResult result =
-            JournalMapping.toJournal(Outcome.FAILED, refusal.get(), RunResult.NOT_RUN);
-        records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
-        rejected.add(accepted);
-        rejectedResults.add(result);
         listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
-      } else {
-        toRun.add(offer);
+        fail(accepted, refusal.get(), records, failed);
+        continue;
+      }
+      CancellationSignal cancellation = new CancellationSignal();
+      ExecutionContext ctx = new ExecutionContext(
+          offer.runId(), offer.attempt(), offer.idempotencyKey(),
+          paths.workDirectory(offer.runId().value(), offer.attempt()),
+          paths.outputLog(offer.runId().value(), offer.attempt()),
+          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
+      try {
+        Executor executor = executors.find(offer.executor()).orElseThrow();
+        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
+        prepared.add(new PreparedStart(accepted, run, cancellation));
+        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
+        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
+      } catch (PrepareFailedException e) {
+        fail(accepted, e.failure(), records, failed);
       }
     }
     records.add(new JournalRecord.PullClosed(p.request.pullId().value()));
-    appendAll(records); // offers accepted (and the reservation closed) in one group commit
-    pull = null;
-    for (int i = 0; i < rejected.size(); i++) {
-      queueDelivery(rejected.get(i), rejectedResults.get(i), false);
+    try {
+      appendAll(records);
+    } catch (RuntimeException e) {
+      for (PreparedStart s : prepared) {
+        s.run.discard(); // nothing was recorded: nothing may run
+      }
+      throw e;
     }
-    startRuns(p.lease, toRun);
+    pull = null;
+    for (FailedStart f : failed) {
+      queueDelivery(f.accepted(), f.result(), false);
+    }
+    for (PreparedStart s : prepared) {
+      RunHandle handle = s.run.launch();
+      LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+      running.put(live.key, live);
+      handle.result().whenComplete((r, e) -> wake.run());
+      listener.runStarted(live.runId, live.attempt, handle.pid());
+    }
+  }
+
+  /** Records an offer that will never run as failed (its result rides the same group commit). */
+  private static void fail(JournalRecord.OfferAccepted accepted, Failure failure, List<JournalRecord> records,
+      List<FailedStart> failed) {
+    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(Outcome.FAILED, failure, RunResult.NOT_RUN);
+    records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
+    failed.add(new FailedStart(accepted, result));
   }
 
   private static boolean isHeld(JournalFacts facts, RunKey key) {
@@ -559,49 +596,6 @@ public final class ExecutionPlane {
       m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
     }
     return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
-  }
-
-  private void startRuns(SessionLease lease, List<Offer> offers) {
-    if (offers.isEmpty()) {
-      return;
-    }
-    List<PreparedStart> prepared = new ArrayList<>();
-    List<FailedStart> failed = new ArrayList<>();
-    List<JournalRecord> records = new ArrayList<>();
-    for (Offer offer : offers) {
-      Executor executor = executors.find(offer.executor()).orElseThrow();
-      CancellationSignal cancellation = new CancellationSignal();
-      ExecutionContext ctx = new ExecutionContext(
-          offer.runId(), offer.attempt(), offer.idempotencyKey(),
-          paths.workDirectory(offer.runId().value(), offer.attempt()),
-          paths.outputLog(offer.runId().value(), offer.attempt()),
-          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
-      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
-          offer.runId().value(), offer.attempt(), lease.sessionId().value(), lease.generation(),
-          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
-      try {
-        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
-        prepared.add(new PreparedStart(accepted, run, cancellation));
-        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
-        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
-      } catch (PrepareFailedException e) {
-        io.ql3.worker.journal.RunResult result =
-            JournalMapping.toJournal(Outcome.FAILED, e.failure(), RunResult.NOT_RUN);
-        records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
-        failed.add(new FailedStart(accepted, result));
-      }
-    }
-    appendAll(records);
-    for (FailedStart f : failed) {
-      queueDelivery(f.accepted(), f.result(), false);
-    }
-    for (PreparedStart s : prepared) {
-      RunHandle handle = s.run.launch();
-      LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
-      running.put(live.key, live);
-      handle.result().whenComplete((r, e) -> wake.run());
-      listener.runStarted(live.runId, live.attempt, handle.pid());
-    }
   }
 
   private void appendAll(List<JournalRecord> records) {
