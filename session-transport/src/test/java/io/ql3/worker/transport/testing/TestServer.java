@@ -95,6 +95,8 @@ public final class TestServer implements AutoCloseable {
     private final AtomicInteger maxActiveConnections = new AtomicInteger();
     private final List<Request> requests = new CopyOnWriteArrayList<>();
     private final List<String> clientCertificates = new CopyOnWriteArrayList<>();
+    private final AtomicInteger fullHandshakes = new AtomicInteger();
+    private final AtomicInteger completedHandshakes = new AtomicInteger();
     private volatile Function<Request, CompletableFuture<Reply>> responder;
 
     public static final class Builder {
@@ -145,7 +147,7 @@ public final class TestServer implements AutoCloseable {
                 .forServer((PrivateKey) b.serverCert.key(), b.serverCert.chain().toArray(X509Certificate[]::new))
                 .sslProvider(SslProvider.JDK)
                 .protocols(b.protocol)
-                .trustManager(b.clientCa)
+                .trustManager(CountingTrustManager.of(b.clientCa, fullHandshakes))
                 .clientAuth(ClientAuth.REQUIRE)
                 .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
                         ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
@@ -171,6 +173,7 @@ public final class TestServer implements AutoCloseable {
                                 String fp = TestPkiFingerprint.of(
                                         (X509Certificate) tls.engine().getSession().getPeerCertificates()[0]);
                                 clientCertificates.add(fp);
+                                completedHandshakes.incrementAndGet();
                                 if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
                                     ctx.pipeline().addLast(Http2FrameCodecBuilder.forServer().build());
                                     ctx.pipeline().addLast(new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
@@ -218,6 +221,25 @@ public final class TestServer implements AutoCloseable {
     /** SHA-256 of the client certificate of each connection that completed its handshake, in order. */
     public List<String> clientCertificates() {
         return clientCertificates;
+    }
+
+    /**
+     * Handshakes in which the server verified a client certificate chain. TLS 1.3 allows no
+     * CertificateRequest in a PSK (resumed) handshake, so the server's trust manager runs exactly
+     * once per full handshake and never for a resumed one.
+     */
+    public int fullHandshakes() {
+        return fullHandshakes.get();
+    }
+
+    /** Handshakes that completed (full or resumed). */
+    public int completedHandshakes() {
+        return completedHandshakes.get();
+    }
+
+    /** Completed handshakes that resumed an earlier session (the client certificate was not verified again). */
+    public int resumedHandshakes() {
+        return completedHandshakes.get() - fullHandshakes.get();
     }
 
     public void responder(Function<Request, CompletableFuture<Reply>> r) {
