@@ -253,6 +253,7 @@ public final class WorkerAgent {
           }
         },
         new SessionEvents(), ids, wake, Duration.ofSeconds(1), Duration.ofSeconds(30), random);
+    journal.facts().session().ifPresent(f -> session.generationHeldBefore(f.generation()));
     plane = new ExecutionPlane(
         journal, PlaneIngress.of(client, new TimedCalls(metrics)), executors, OfferPolicy.of(capability),
         new PlaneSettings(config.execution().workDir(), config.execution().pullPage(),
@@ -331,7 +332,7 @@ public final class WorkerAgent {
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
       plane.sessionLost();
     }
-    plane.tick(now, session.pullPermit(now));
+    plane.tick(now, session.pullPermit(now), session.state().isEnded());
 
     switch (phase) {
       case RECONCILING -> {
@@ -586,13 +587,13 @@ public final class WorkerAgent {
     }
 
     @Override
-    public void pullDrift(Drift drift) {
+    public void executionDrift(Drift drift) {
       session.drifted(drift);
     }
 
     @Override
-    public void pullRefused(IngressResult<?> result) {
-      log.warn("pull.refused", "result", result);
+    public void executionRefused(IngressResult<?> result) {
+      log.warn("execution.refused", "operation", result.request().operation().wireName(), "result", result);
       session.executionRefused(result.kind(), result.toString());
     }
   }

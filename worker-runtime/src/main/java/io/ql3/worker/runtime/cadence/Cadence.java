@@ -2,7 +2,6 @@ package io.ql3.worker.runtime.cadence;
 
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -114,7 +113,11 @@ public final class Cadence implements AutoCloseable {
     }
   }
 
-  /** Stops the thread after the step in progress, if any, and waits for it to end. */
+  /**
+   * Stops the thread after the step in progress, if any, and waits for it to end, however long
+   * that step takes (a step may be waiting for an fsync: whatever the caller releases next, such
+   * as the journal, must not be released under it).
+   */
   @Override
   public void close() {
     lock.lock();
@@ -126,7 +129,7 @@ public final class Cadence implements AutoCloseable {
     }
     if (started && !isCadenceThread()) {
       try {
-        thread.join(TimeUnit.SECONDS.toMillis(30));
+        thread.join();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

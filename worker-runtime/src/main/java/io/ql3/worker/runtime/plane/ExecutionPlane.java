@@ -167,12 +167,15 @@ public final class ExecutionPlane {
    * handle a pull answer and pull again when there is a reason to.
    *
    * @param permit the session to pull under, when pulling is allowed now
+   * @param sessionEnded the session runs are pulled under is over (fenced, expired, offline): a
+   *     pull answer that still arrives is not executed (the server reclaims those runs), and a
+   *     pull waiting for a resend is given up; a merely suspended session keeps its pull pending
    */
-  public void tick(long now, Optional<SessionLease> permit) {
+  public void tick(long now, Optional<SessionLease> permit, boolean sessionEnded) {
     recordFinishedRuns();
     harvestCompletions(now);
     deliverCompletions(now);
-    harvestPull(now, permit);
+    harvestPull(now, permit, sessionEnded);
     maybePull(now, permit);
   }
 
@@ -314,7 +317,9 @@ public final class ExecutionPlane {
         case SUCCESS -> {
           Optional<Drift> drift = DriftCheck.complete(r.value(), d.runId, d.request.attempt());
           if (drift.isPresent()) {
+            // Section 6: a drifting answer fails the session closed; the result is kept and retried.
             listener.completionRefused(d.runId.value(), d.request.attempt(), "drift: " + drift.get().detail());
+            listener.executionDrift(drift.get());
             d.notBefore.set(now + d.backoff.nextDelayNanos());
             continue;
           }
@@ -349,6 +354,7 @@ public final class ExecutionPlane {
           // result must still reach the server; keep it and try again later, loudly.
           d.notBefore.set(now + d.backoff.nextDelayNanos());
           listener.completionRefused(d.runId.value(), d.request.attempt(), r.toString());
+          listener.executionRefused(r); // a client bug or rejected credentials stop pulling at once
         }
       }
     }
@@ -398,14 +404,16 @@ public final class ExecutionPlane {
     p.future.whenComplete((r, e) -> wake.run());
   }
 
-  private void harvestPull(long now, Optional<SessionLease> permit) {
+  private void harvestPull(long now, Optional<SessionLease> permit, boolean sessionEnded) {
     PendingPull p = pull;
     if (p == null) {
       return;
     }
+    // Give a pull up only when its session can never pull again; a suspended session keeps it
+    // so the same pullId is resent (and its leased offers replayed) once it is active again.
+    boolean giveUp = draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
     if (p.future == null) {
-      // Waiting to be resent: give up when the session can no longer pull.
-      if (draining || permit.isEmpty() || !permit.get().equals(p.lease)) {
+      if (giveUp) {
         closePull(p);
       }
       return;
@@ -425,15 +433,15 @@ public final class ExecutionPlane {
         Optional<Drift> drift = DriftCheck.pull(resp, p.request);
         if (drift.isPresent()) {
           closePull(p);
-          listener.pullDrift(drift.get());
+          listener.executionDrift(drift.get());
           return;
         }
         pullBackoff.reset();
-        acceptOffers(p, resp);
+        acceptOffers(p, resp, !sessionEnded);
         scheduleNextPull(now, p, resp);
       }
       case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
-        if (draining || permit.isEmpty() || !permit.get().equals(p.lease)) {
+        if (giveUp) {
           closePull(p);
         } else {
           retryPull(now, r);
@@ -441,7 +449,7 @@ public final class ExecutionPlane {
       }
       default -> {
         closePull(p);
-        listener.pullRefused(r);
+        listener.executionRefused(r);
       }
     }
   }
@@ -483,7 +491,7 @@ public final class ExecutionPlane {
    * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
    * it is acted on, the start is durable before the launch) at the cost of one force per answer.
    */
-  private void acceptOffers(PendingPull p, PullResponse resp) {
+  private void acceptOffers(PendingPull p, PullResponse resp, boolean mayRun) {
     JournalFacts facts = journal.facts();
     List<JournalRecord> records = new ArrayList<>();
     List<PreparedStart> prepared = new ArrayList<>();
@@ -508,10 +516,16 @@ public final class ExecutionPlane {
           offer.runId().value(), offer.attempt(), p.lease.sessionId().value(), p.lease.generation(),
           offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
       records.add(accepted);
+      if (!mayRun) {
+        // The session ended while this answer was on its way: the server reclaims these runs, so
+        // none is executed; each is completed as never started, so it can be offered again at once.
+        settle(accepted, Outcome.CANCELLED, SESSION_ENDED, records, failed);
+        continue;
+      }
       Optional<Failure> refusal = refusal(offer);
       if (refusal.isPresent()) {
         listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
-        fail(accepted, refusal.get(), records, failed);
+        settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
         continue;
       }
       CancellationSignal cancellation = new CancellationSignal();
@@ -527,7 +541,7 @@ public final class ExecutionPlane {
         // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
         records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
       } catch (PrepareFailedException e) {
-        fail(accepted, e.failure(), records, failed);
+        settle(accepted, Outcome.FAILED, e.failure(), records, failed);
       }
     }
     records.add(new JournalRecord.PullClosed(p.request.pullId().value()));
@@ -552,10 +566,13 @@ public final class ExecutionPlane {
     }
   }
 
-  /** Records an offer that will never run as failed (its result rides the same group commit). */
-  private static void fail(JournalRecord.OfferAccepted accepted, Failure failure, List<JournalRecord> records,
-      List<FailedStart> failed) {
-    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(Outcome.FAILED, failure, RunResult.NOT_RUN);
+  private static final Failure SESSION_ENDED = new Failure(FailureCategory.TRANSIENT, "not_started",
+      "the offer arrived after its session ended (fenced, expired or drifted); never started");
+
+  /** Records an offer that will never run with its result (riding the same group commit). */
+  private static void settle(JournalRecord.OfferAccepted accepted, Outcome outcome, Failure failure,
+      List<JournalRecord> records, List<FailedStart> failed) {
+    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
     records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
     failed.add(new FailedStart(accepted, result));
   }

@@ -24,9 +24,12 @@ public interface PlaneListener {
   /** A completion answer that is neither success nor retryable by nature; it is retried anyway. */
   default void completionRefused(String runId, long attempt, String why) {}
 
-  /** A pull answer drifted: the session must be treated as fenced. */
-  default void pullDrift(Drift drift) {}
+  /** A pull or complete answer drifted: the session must be treated as fenced (section 6). */
+  default void executionDrift(Drift drift) {}
 
-  /** A pull was refused (fenced, credentials, client bug): the session decides what it means. */
-  default void pullRefused(IngressResult<?> result) {}
+  /**
+   * A pull or complete was refused (fenced, credentials, client bug): the session decides what
+   * it means (stop pulling at once).
+   */
+  default void executionRefused(IngressResult<?> result) {}
 }

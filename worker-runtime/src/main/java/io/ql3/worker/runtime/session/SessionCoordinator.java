@@ -169,6 +169,16 @@ public final class SessionCoordinator {
     offlineRequested = true;
   }
 
+  /**
+   * The highest generation this worker held before this process started (from the journal): a
+   * register answer must be greater (section 6), even right after a restart.
+   */
+  public void generationHeldBefore(long generation) {
+    if (highestGeneration == null || generation > highestGeneration) {
+      highestGeneration = generation;
+    }
+  }
+
   /** A credential file changed: a suspended session retries its heartbeat at once. */
   public void credentialsChanged() {
     if (state == SessionState.SUSPENDED || state == SessionState.NONE) {
