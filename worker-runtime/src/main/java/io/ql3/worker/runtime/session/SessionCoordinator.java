@@ -62,6 +62,10 @@ public final class SessionCoordinator {
   private final Deadline notBefore = new Deadline();
   private Outstanding outstanding;
   private boolean registerRequested;
+  /** Our credentials were refused since the last accepted session request. */
+  private boolean credentialsRefused;
+  /** The time of the latest step or operation (for backoffs decided outside a step). */
+  private long lastNow;
   private boolean drainRequested;
   private boolean offlineRequested;
   private String lastProblem = "";
@@ -137,6 +141,7 @@ public final class SessionCoordinator {
       throw new IllegalStateException("register after drain began");
     }
     // Sent by the next send step: a request of the old session may still be on the wire.
+    lastNow = now;
     registerRequested = true;
     sendIfAllowed(now);
   }
@@ -146,6 +151,7 @@ public final class SessionCoordinator {
    * request (a resend first, then a transition asked for, then a heartbeat when due).
    */
   public void tick(long now) {
+    lastNow = now;
     harvest(now);
     expireIfPast(now);
     sendIfAllowed(now);
@@ -179,12 +185,15 @@ public final class SessionCoordinator {
     }
   }
 
-  /** A credential file changed: a suspended session retries its heartbeat at once. */
+  /**
+   * A credential file changed: a session whose credentials were refused (suspended, or draining)
+   * retries at once (section 6), and so does a register refused for its credentials. Other
+   * back-offs (a server's retry-after) are left alone.
+   */
   public void credentialsChanged() {
-    if (state == SessionState.SUSPENDED || state == SessionState.NONE) {
+    if (credentialsRefused || state == SessionState.NONE) {
       notBefore.clear();
       nextHeartbeatAt.clear();
-      retry.reset();
     }
   }
 
@@ -208,6 +217,7 @@ public final class SessionCoordinator {
       }
       case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
         lastProblem = "pull: " + what;
+        credentialsRefused = true;
         if (state == SessionState.ACTIVE) {
           move(SessionState.SUSPENDED, "credentials rejected: " + what);
         }
@@ -424,7 +434,7 @@ public final class SessionCoordinator {
           fence(drift.get(), now);
           return;
         }
-        retry.reset();
+        credentialsRefused = false;
         generation = resp.generation();
         highestGeneration = generation;
         version = resp.version();
@@ -469,7 +479,8 @@ public final class SessionCoordinator {
           fence(drift.get(), now);
           return;
         }
-        retry.reset();
+        retry.reset(); // only an accepted heartbeat proves the session healthy again
+        credentialsRefused = false;
         version = resp.version();
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
         leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
@@ -488,6 +499,7 @@ public final class SessionCoordinator {
         // Keep the session; try again at the next due time (at once if a credential file changes).
         outstanding = null;
         lastProblem = "heartbeat: " + r;
+        credentialsRefused = true;
         nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         if (state == SessionState.ACTIVE) {
           move(SessionState.SUSPENDED, "credentials rejected: " + r);
@@ -529,6 +541,7 @@ public final class SessionCoordinator {
           return;
         }
         retry.reset();
+        credentialsRefused = false;
         version = resp.version();
         if (resp.status() == SessionStatus.DRAINING) {
           leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
@@ -543,6 +556,7 @@ public final class SessionCoordinator {
         // Not applied: build it again later (capacity is 0 either way), at the next due time.
         outstanding = null;
         lastProblem = "transition: " + r;
+        credentialsRefused = true;
         notBefore.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         listener.requestFailed("transition", r.toString());
       }
@@ -584,10 +598,6 @@ public final class SessionCoordinator {
   private void fence(Drift drift, long now) {
     lastProblem = "drift: " + drift.reason().code() + ": " + drift.detail();
     listener.drifted(drift);
-    if (state == SessionState.REGISTERING) {
-      // The server may hold a session we refuse: treat it as fenced, register anew later.
-      notBefore.set(now + retry.nextDelayNanos());
-    }
     move(SessionState.FENCED, lastProblem);
   }
 
@@ -606,6 +616,12 @@ public final class SessionCoordinator {
       throw new IllegalStateException("session state " + prev + " cannot move to " + next + " (" + why + ")");
     }
     state = next;
+    if (next == SessionState.FENCED || next == SessionState.EXPIRED) {
+      // The next register waits a growing delay: a server that keeps fencing (or answers that
+      // keep drifting) costs one session per backoff step, not one per cadence tick.
+      notBefore.set(lastNow + retry.nextDelayNanos());
+      credentialsRefused = false;
+    }
     if (next.isEnded() || next == SessionState.NONE) {
       // An outstanding request of an ended session is never resent.
       if (outstanding != null && outstanding.future == null) {

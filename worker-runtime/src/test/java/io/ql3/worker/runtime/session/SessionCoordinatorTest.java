@@ -319,6 +319,9 @@ class SessionCoordinatorTest {
     assertThat(coordinator.state()).isEqualTo(SessionState.FENCED);
 
     coordinator.register(now);
+    assertThat(sent).as("a register after a fence waits its backoff").hasSize(2);
+    advance(1_000); // the first backoff step is at most the 1 s base
+    coordinator.tick(now);
     answer();
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
     assertThat(coordinator.sessionId().orElseThrow()).isNotEqualTo(first);
