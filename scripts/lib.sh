@@ -25,3 +25,31 @@ select_jdk() {
 require_maven() {
   command -v mvn >/dev/null 2>&1 || die "Maven (mvn) is missing: install Apache Maven 3.8 or newer (Debian: apt-get install maven)."
 }
+
+# Waits for `ql3-control-plane serve` (pid $1, output in $2) to report its ports; sets the
+# variables `ingress` (HOST:PORT) and `admin` (PORT). Used by the quickstart and the benchmarks.
+await_control_plane() {
+  _line=
+  for _ in $(seq 1 600); do
+    _line=$(grep -m1 ' serving ' "$2" 2>/dev/null || true)
+    [ -n "$_line" ] && break
+    kill -0 "$1" 2>/dev/null || { cat "$2" >&2; die "the control plane did not start"; }
+    sleep 0.05
+  done
+  [ -n "$_line" ] || { cat "$2" >&2; die "the control plane did not report its ports"; }
+  ingress=$(printf '%s' "$_line" | sed -n 's/.*ingress=https:\/\/\([0-9.:]*\).*/\1/p')
+  admin=$(printf '%s' "$_line" | sed -n 's/.*admin=http:\/\/[0-9.]*:\([0-9]*\).*/\1/p')
+}
+
+# Writes an agent configuration FILE for WORKER against INGRESS with the credentials of a
+# `dev-pki` directory PKI; TOML read from stdin is appended (the [execution] table and more).
+write_agent_config() { # FILE PKI WORKER INGRESS
+  mkdir -p "$(dirname "$1")"
+  {
+    printf 'enabled = true\n[worker]\nid = "%s"\n[ingress]\nurl = "https://%s"\n' "$3" "$4"
+    printf '[credentials]\ncertificate = "%s"\nprivate-key = "%s"\ntrust = "%s"\ntoken = "%s"\n' \
+      "$2/workers/$3/client.crt" "$2/workers/$3/client.key" "$2/ca.crt" "$2/workers/$3/token"
+    printf '[journal]\ndir = "journal"\n'
+    cat
+  } > "$1"
+}

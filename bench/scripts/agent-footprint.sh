@@ -9,6 +9,7 @@
 # Needs a build: mvn -B -q -DskipTests package
 set -eu
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh
 profile=edge; runs=1000; idle=60; hb=10000; java_home=${JAVA_HOME:-}
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -39,27 +40,10 @@ bin/ql3-control-plane dev-pki --out "$work/pki" --worker bench-0001 --days 2 >/d
 QL3_CP_JAVA_OPTS="-XX:+UseSerialGC -Xmx512m" bin/ql3-control-plane serve --pki "$work/pki" --port 0 --admin-port 0 \
   --heartbeat-interval-ms "$hb" --lease-ttl-ms "$lease" --draining-lease-ttl-ms "$lease" > "$work/cp.log" 2>&1 &
 cp_pid=$!
-for _ in $(seq 1 600); do grep -q ' serving ' "$work/cp.log" && break; sleep 0.05; done
-line=$(grep -m1 ' serving ' "$work/cp.log")
-ingress=$(printf '%s' "$line" | sed -n 's/.*ingress=https:\/\/\([0-9.:]*\).*/\1/p')
-admin=$(printf '%s' "$line" | sed -n 's/.*admin=http:\/\/[0-9.]*:\([0-9]*\).*/\1/p')
+await_control_plane "$cp_pid" "$work/cp.log"
 
-w="$work/pki/workers/bench-0001"
-mkdir -p "$work/agent"
 slots=2; [ "$profile" = node ] && slots=16
-cat > "$work/agent/agent.toml" <<EOF
-enabled = true
-[worker]
-id = "bench-0001"
-[ingress]
-url = "https://$ingress"
-[credentials]
-certificate = "$w/client.crt"
-private-key = "$w/client.key"
-trust = "$work/pki/ca.crt"
-token = "$w/token"
-[journal]
-dir = "journal"
+write_agent_config "$work/agent/agent.toml" "$work/pki" bench-0001 "$ingress" <<EOF
 [execution]
 work-dir = "runs"
 max-concurrent-runs = $slots

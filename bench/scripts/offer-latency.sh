@@ -9,6 +9,7 @@
 # Needs a build (mvn -B -q -DskipTests package), curl and python3.
 set -eu
 cd "$(dirname "$0")/../.."
+. scripts/lib.sh
 profile=node; runs=200; executor=noop
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -33,25 +34,8 @@ bin/ql3-control-plane dev-pki --out "$work/pki" --worker lat-0001 --days 2 >/dev
 bin/ql3-control-plane serve --pki "$work/pki" --port 0 --admin-port 0 --verbose \
   --heartbeat-interval-ms 30000 --lease-ttl-ms 90000 --draining-lease-ttl-ms 90000 > "$work/cp.log" 2>&1 &
 cp_pid=$!
-for _ in $(seq 1 600); do grep -q ' serving ' "$work/cp.log" && break; sleep 0.05; done
-line=$(grep -m1 ' serving ' "$work/cp.log")
-ingress=$(printf '%s' "$line" | sed -n 's/.*ingress=https:\/\/\([0-9.:]*\).*/\1/p')
-admin=$(printf '%s' "$line" | sed -n 's/.*admin=http:\/\/[0-9.]*:\([0-9]*\).*/\1/p')
-w="$work/pki/workers/lat-0001"
-mkdir -p "$work/agent"
-cat > "$work/agent/agent.toml" <<EOF
-enabled = true
-[worker]
-id = "lat-0001"
-[ingress]
-url = "https://$ingress"
-[credentials]
-certificate = "$w/client.crt"
-private-key = "$w/client.key"
-trust = "$work/pki/ca.crt"
-token = "$w/token"
-[journal]
-dir = "journal"
+await_control_plane "$cp_pid" "$work/cp.log"
+write_agent_config "$work/agent/agent.toml" "$work/pki" lat-0001 "$ingress" <<EOF
 [execution]
 work-dir = "runs"
 executors = ["$executor"]
