@@ -108,8 +108,10 @@ class IngressRulesTest {
       assertThat(a.status()).isEqualTo(413);
       assertThat(ErrorBody.parse(413, Operation.HEARTBEAT, a.body()).code().wire()).isEqualTo("payload_too_large");
       assertThat(a.resetCode()).isEqualTo(0L); // RST_STREAM NO_ERROR: stop sending
-      // Answered once the cap was passed, long before the whole body was sent.
-      assertThat(a.bytesSentBeforeAnswer()).isGreaterThan(4096).isLessThan(200_000);
+      // Answered once the cap was passed, long before the whole body was sent. The client counts a
+      // 1 KiB frame only after its write completed, so its count may lag the server's view (which
+      // passed 4096 bytes) by the one frame in flight when the answer arrived.
+      assertThat(a.bytesSentBeforeAnswer()).isGreaterThan(4096 - 1024).isLessThan(200_000);
     }
     assertThat(h.violations(ViolationKind.PAYLOAD_TOO_LARGE)).isEqualTo(1);
   }
