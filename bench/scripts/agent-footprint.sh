@@ -22,6 +22,7 @@ while [ $# -gt 0 ]; do
   esac
 done
 [ -n "$java_home" ] && export JAVA_HOME="$java_home"
+echo "load_average_at_start $(cut -d' ' -f1-3 /proc/loadavg)"
 lease=$((hb * 3)); [ "$lease" -lt 15000 ] && lease=15000
 
 work=$(mktemp -d)
@@ -79,6 +80,9 @@ if [ "$idle" -gt 0 ]; then
   echo "idle_requests_per_minute $(awk -v a="$r0" -v b="$r1" -v s="$idle" 'BEGIN{printf "%.1f", (b-a)*60/s}') (heartbeat ${hb} ms, window ${idle} s)"
 fi
 
+# CPU time of the agent process (utime + stime, clock ticks): load-independent, unlike wall time.
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$agent_pid/stat"; }
+c1=$(cpu_ticks)
 t1=$(ms)
 bin/ql3-control-plane runs submit --admin-port "$admin" --count "$runs" --executor noop --worker bench-0001 >/dev/null
 for _ in $(seq 1 100000); do
@@ -87,6 +91,8 @@ for _ in $(seq 1 100000); do
   sleep 0.05
 done
 t2=$(ms)
+c2=$(cpu_ticks)
+echo "agent_cpu_ms_per_run $(awk -v a="$c1" -v b="$c2" -v n="$runs" -v hz="$(getconf CLK_TCK)" 'BEGIN{printf "%.2f", (b-a)*1000/hz/n}')"
 echo "noop_runs $runs in $((t2 - t1)) ms: $(awk -v n="$runs" -v t="$((t2 - t1))" 'BEGIN{printf "%.0f", n*1000/t}') runs/s (submit included)"
 rss_busy=$(awk '/^VmRSS:/{print $2}' "/proc/$agent_pid/status")
 echo "rss_after_runs_mib $(awk -v k="$rss_busy" 'BEGIN{printf "%.1f", k/1024}')"

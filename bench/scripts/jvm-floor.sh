@@ -1,8 +1,10 @@
 #!/bin/sh
 # The RSS floor: a bare JVM that prints hello, stays alive briefly and is sampled from /proc, with
-# the same flags as the agent's edge profile. Run for each JDK given (default: the java on PATH).
+# the same flags as the agent's edge profile (taken from scripts/jvm-flags.sh). Run for each JDK given (default: the java on PATH).
 # Usage: bench/scripts/jvm-floor.sh [JAVA_HOME...]
 set -eu
+cd "$(dirname "$0")/../.."
+. scripts/jvm-flags.sh
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cat > "$tmp/Hello.java" <<'JAVA'
@@ -14,7 +16,8 @@ public class Hello {
   }
 }
 JAVA
-EDGE_FLAGS="-XX:+UseSerialGC -Xmx24m -Xmn2m -Xss256k -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData"
+# The launcher's own edge flags (one owner: scripts/jvm-flags.sh).
+EDGE_FLAGS=$(ql3_jvm_flags edge)
 homes=${*:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}
 for home in $homes; do
   "$home/bin/javac" -d "$tmp" "$tmp/Hello.java" 2>/dev/null || javac --release 17 -d "$tmp" "$tmp/Hello.java"
