@@ -55,6 +55,10 @@ final class Commands implements Callable<Integer> {
   static final int EX_USAGE = 64;
   static final int EX_DATAERR = 65;
   static final int EX_NOINPUT = 66;
+  /** sysexits: the service is unavailable (nothing listening, connection closed). */
+  static final int EX_UNAVAILABLE = 69;
+  /** sysexits: remote error in protocol (TLS: server not trusted, name mismatch, no TLS 1.3). */
+  static final int EX_PROTOCOL = 76;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -155,7 +159,8 @@ final class Commands implements Callable<Integer> {
   }
 
   @Command(name = "check",
-      description = "Validate the configuration and credential files (key/cert match, identity, expiry, permissions).")
+      description = {"Validate the configuration and credential files (key/cert match, identity, expiry, permissions).",
+          "With --connect, also one TLS handshake to the ingress (no register, no request)."})
   static final class Check implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -163,13 +168,19 @@ final class Commands implements Callable<Integer> {
 
     @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
 
+    @Option(names = "--connect", description = {"also open one TLS 1.3 connection to the ingress with the configured",
+        "credentials, verify the server as the agent does, print the negotiated protocol and close;",
+        "nothing is registered and no request is sent"})
+    boolean connect;
+
     @Override
     public Integer call() throws Exception {
       PrintWriter out = spec.commandLine().getOut();
       AgentConfig c = load(config, profile);
+      CredentialProvider p;
       out.println("config: ok (" + c.source() + ", profile " + c.profile().wireName() + ", worker " + c.workerId() + ")");
       try {
-        CredentialProvider p = CredentialProvider.load(
+        p = CredentialProvider.load(
             new CredentialFiles(c.credentials().certificate(), c.credentials().privateKey(),
                 c.credentials().trust(), c.credentials().token()),
             c.workerId(), Clock.systemUTC(),
@@ -190,7 +201,7 @@ final class Commands implements Callable<Integer> {
         spec.commandLine().getErr().println("capability: " + e.getMessage());
         return WorkerAgent.EX_CONFIG;
       }
-      return 0;
+      return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : 0;
     }
   }
 

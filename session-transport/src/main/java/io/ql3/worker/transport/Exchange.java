@@ -16,6 +16,8 @@ final class Exchange {
     final int responseCap;
     final int errorCap;
     final boolean abortable;
+    /** A long poll: never sent on an http/1.1 connection (it would block the one connection). */
+    final boolean h2Only;
     final String bearer;
     final long credentialGeneration;
     final CompletableFuture<RawResponse> promise = new CompletableFuture<>();
@@ -31,13 +33,14 @@ final class Exchange {
     private CappedBody responseBody;
     private int cap;
 
-    Exchange(String path, byte[] body, int responseCap, int errorCap, boolean abortable, String bearer,
-            long credentialGeneration) {
+    Exchange(String path, byte[] body, int responseCap, int errorCap, boolean abortable, boolean h2Only,
+            String bearer, long credentialGeneration) {
         this.path = path;
         this.body = body;
         this.responseCap = responseCap;
         this.errorCap = errorCap;
         this.abortable = abortable;
+        this.h2Only = h2Only;
         this.bearer = bearer;
         this.credentialGeneration = credentialGeneration;
     }

@@ -87,6 +87,20 @@ public final class IngressClient implements AutoCloseable {
                 settings.responseTimeout().plus(Duration.ofMillis(request.waitMs())), true));
     }
 
+    /**
+     * A long poll: a {@link #pull} that goes out only on an h2 connection. When the connection this
+     * try would use speaks http/1.1 (for example a reconnect fell back to it), the try fails
+     * {@link IngressResult.Kind#NOT_SENT} with {@link TransportFailure.Reason#HTTP1_CONNECTION}
+     * and nothing is written: on http/1.1 a parked pull would block the one connection (contract
+     * section 1). A {@link #resend} of it obeys the same rule.
+     */
+    public CompletableFuture<IngressResult<PullResponse>> longPoll(SessionId session, PullRequest request,
+            OfferPolicy policy) {
+        return send(new SentRequest(OperationPath.pull(workerId, session), request.toCanonicalBytes(),
+                (ResultClassifier.Parser<PullResponse>) body -> PullResponse.parse(body, policy),
+                settings.responseTimeout().plus(Duration.ofMillis(request.waitMs())), true, true));
+    }
+
     public CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId session, RunId run,
             CompleteRequest request) {
         return send(new SentRequest(OperationPath.complete(workerId, session, run), request.toCanonicalBytes(),
@@ -106,6 +120,21 @@ public final class IngressClient implements AutoCloseable {
     /** Aborts a parked pull on h2 (shutdown: "stop pulling"). On http/1.1 the short pull is awaited. */
     public void abortPulls() {
         connection.abortPulls();
+    }
+
+    /**
+     * One TLS handshake with the configured credentials and the same server verification as every
+     * operation, and no request ({@code ql3-worker check --connect}). Completes with what was
+     * negotiated, or exceptionally with a {@link TransportFailure} (connect refused or timed out,
+     * server untrusted, name mismatch, no TLS 1.3, our certificate refused). The caller closes the
+     * client afterwards.
+     *
+     * @param confirmWithin on http/1.1, how long to wait for a refusal of our certificate (such a
+     *     server says nothing before a request); on h2 the server's SETTINGS are awaited up to the
+     *     handshake timeout
+     */
+    public CompletableFuture<Handshake> handshake(Duration confirmWithin) {
+        return connection.handshake(confirmWithin);
     }
 
     /** Sockets opened so far: each one TLS handshake (for status, metrics and tests). */
@@ -140,7 +169,7 @@ public final class IngressClient implements AutoCloseable {
                                     + op.requestCap()), req, null));
         }
         return connection.exchange(req.path().path(), req.bodyUnsafe(), op.responseCap(), Operation.ERROR_CAP,
-                        req.deadline, req.abortable)
+                        req.deadline, req.abortable, req.h2Only)
                 .handle((raw, failure) -> failure == null
                         ? ResultClassifier.classify(req, parser, raw)
                         : ResultClassifier.<T>classify(req, failure));

@@ -23,6 +23,7 @@ import io.netty.handler.codec.http2.Http2GoAwayFrame;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2MultiplexHandler;
 import io.netty.handler.codec.http2.Http2Settings;
+import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.ssl.ApplicationProtocolNames;
@@ -90,6 +91,10 @@ final class IngressConnection implements AutoCloseable {
     private TransportFailure lastConnectFailure;
     private Throwable closeCause;
     private boolean pumpScheduled;
+    /** Handshake-only probes ({@code check --connect}) waiting for the connection or its confirmation. */
+    private final ArrayDeque<Probe> probes = new ArrayDeque<>();
+    /** The server's h2 SETTINGS arrived on the current connection: it accepted our certificate. */
+    private boolean serverSpoke;
 
     private final AtomicInteger connectionsOpened = new AtomicInteger();
     private final AtomicInteger openSockets = new AtomicInteger();
@@ -118,9 +123,11 @@ final class IngressConnection implements AutoCloseable {
      * nothing was sent). Completes on the transport thread.
      *
      * @param abortable a parked pull on h2 that may be aborted for a rotation or shutdown
+     * @param h2Only a long poll: when the connection it would go out on speaks http/1.1 it fails
+     *     {@link TransportFailure.Reason#HTTP1_CONNECTION} without being sent
      */
     CompletableFuture<RawResponse> exchange(String path, byte[] body, int responseCap, int errorCap,
-            Duration deadline, boolean abortable) {
+            Duration deadline, boolean abortable, boolean h2Only) {
         Credentials creds = credentials.current();
         Token token;
         try {
@@ -128,7 +135,8 @@ final class IngressConnection implements AutoCloseable {
         } catch (CredentialException e) {
             return CompletableFuture.failedFuture(e);
         }
-        Exchange ex = new Exchange(path, body, responseCap, errorCap, abortable, token.bearerValue(), creds.tls().generation());
+        Exchange ex = new Exchange(path, body, responseCap, errorCap, abortable, h2Only, token.bearerValue(),
+                creds.tls().generation());
         loop.execute(() -> enqueue(ex, deadline));
         return ex.promise;
     }
@@ -165,6 +173,79 @@ final class IngressConnection implements AutoCloseable {
     /** {@code h2} or {@code http/1.1} of the current or last connection, null before the first. */
     String protocol() {
         return negotiatedProtocol;
+    }
+
+    /**
+     * Opens the connection (the same handshake, credentials and verification as every exchange)
+     * and sends nothing: completes with what was negotiated once the server accepted our
+     * certificate (h2: its SETTINGS arrived) or, when it says nothing (http/1.1 before a request),
+     * once {@code confirmWithin} passed without a refusal. Fails with a {@link TransportFailure}
+     * (never sent) when the connect, the handshake or the server refuses.
+     */
+    CompletableFuture<Handshake> handshake(Duration confirmWithin) {
+        Probe p = new Probe(confirmWithin);
+        loop.execute(() -> {
+            if (state == ConnectionState.CLOSED) {
+                p.promise.completeExceptionally(
+                        new TransportFailure(TransportFailure.Reason.CLOSED, false, "transport closed", null));
+                return;
+            }
+            probes.add(p);
+            if (state == ConnectionState.READY) {
+                probeConnected(p);
+            } else {
+                pump();
+            }
+        });
+        return p.promise;
+    }
+
+    private void probeConnected(Probe p) {
+        SslHandler tls = channel.pipeline().get(SslHandler.class);
+        javax.net.ssl.SSLSession s = tls.engine().getSession();
+        p.facts = new Handshake(protocol, s.getProtocol(), s.getCipherSuite(), false);
+        if (serverSpoke) {
+            p.complete(true);
+            return;
+        }
+        // An h2 server sends SETTINGS first thing (RFC 9113 §3.4): wait for them as long as for a
+        // handshake. An http/1.1 server says nothing before a request: wait only for a refusal.
+        Duration wait = Http2StreamHandler.PROTOCOL.equals(protocol) ? settings.handshakeTimeout() : p.confirmWithin;
+        p.timer = loop.schedule(() -> p.complete(false), wait.toNanos(), TimeUnit.NANOSECONDS);
+    }
+
+    private void failProbes(TransportFailure failure) {
+        for (Probe p : new ArrayList<>(probes)) {
+            p.fail(failure);
+        }
+    }
+
+    /** One handshake-only request; event-loop confined except its promise. */
+    private final class Probe {
+        final CompletableFuture<Handshake> promise = new CompletableFuture<>();
+        final Duration confirmWithin;
+        Handshake facts;
+        io.netty.util.concurrent.ScheduledFuture<?> timer;
+
+        Probe(Duration confirmWithin) {
+            this.confirmWithin = confirmWithin;
+        }
+
+        void complete(boolean confirmed) {
+            probes.remove(this);
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            promise.complete(new Handshake(facts.protocol(), facts.tlsVersion(), facts.cipherSuite(), confirmed));
+        }
+
+        void fail(TransportFailure failure) {
+            probes.remove(this);
+            if (timer != null) {
+                timer.cancel(false);
+            }
+            promise.completeExceptionally(failure);
+        }
     }
 
     private void enqueue(Exchange ex, Duration deadline) {
@@ -216,7 +297,7 @@ final class IngressConnection implements AutoCloseable {
     private void pump() {
         switch (state) {
             case IDLE -> {
-                if (waiting.isEmpty()) {
+                if (waiting.isEmpty() && probes.isEmpty()) {
                     return;
                 }
                 long wait = nextConnectAtNanos - System.nanoTime();
@@ -241,6 +322,7 @@ final class IngressConnection implements AutoCloseable {
                     return;
                 }
                 if (h1 != null) {
+                    failLongPollsOnHttp1();
                     if (!h1.busy() && inFlight.isEmpty() && !waiting.isEmpty()) {
                         Exchange ex = waiting.poll();
                         inFlight.add(ex);
@@ -256,6 +338,20 @@ final class IngressConnection implements AutoCloseable {
             }
             default -> {
                 // BACKOFF, CONNECTING, CLOSING, CLOSED: a timer or listener calls pump() again
+            }
+        }
+    }
+
+    /**
+     * A long poll never goes out on http/1.1: it would hold the one connection for its whole wait
+     * (contract section 1). It fails here, before any byte of it is written, so the caller learns
+     * the protocol of the connection this very try would have used and decides (docs/runtime.md).
+     */
+    private void failLongPollsOnHttp1() {
+        for (Exchange ex : new ArrayList<>(waiting)) {
+            if (ex.h2Only) {
+                waiting.remove(ex);
+                ex.fail(TransportFailure.Reason.HTTP1_CONNECTION, "a long poll is never sent on http/1.1", null);
             }
         }
     }
@@ -302,6 +398,7 @@ final class IngressConnection implements AutoCloseable {
         }
         channelGeneration = set.generation();
         goingAway = false;
+        serverSpoke = false;
         closeCause = null;
         Bootstrap b = new Bootstrap()
                 .group(loop)
@@ -371,6 +468,9 @@ final class IngressConnection implements AutoCloseable {
         lastConnectFailure = null;
         state = state.to(ConnectionState.READY);
         LOG.log(Level.DEBUG, "connected with {0}, credential generation {1}", protocol, channelGeneration);
+        for (Probe p : new ArrayList<>(probes)) {
+            probeConnected(p);
+        }
         schedulePump(); // after the selector replayed what it held back
     }
 
@@ -410,6 +510,7 @@ final class IngressConnection implements AutoCloseable {
         for (Exchange ex : new ArrayList<>(waiting)) {
             ex.fail(failure);
         }
+        failProbes(failure);
     }
 
     /**
@@ -432,6 +533,7 @@ final class IngressConnection implements AutoCloseable {
         inFlight.clear();
         switch (state) {
             case CLOSED -> {
+                failProbes(new TransportFailure(TransportFailure.Reason.CLOSED, false, "transport closed", null));
                 return;
             }
             case CONNECTING -> {
@@ -450,6 +552,8 @@ final class IngressConnection implements AutoCloseable {
                 // CLOSING already
             }
         }
+        // A probe still waiting for the server's confirmation: the server closed on us.
+        failProbes(new TransportFailure(reason, false, "the server closed the connection after the handshake", cause));
         state = state.to(ConnectionState.IDLE);
         pump();
     }
@@ -465,6 +569,7 @@ final class IngressConnection implements AutoCloseable {
             for (Exchange ex : new ArrayList<>(inFlight)) {
                 ex.fail(TransportFailure.Reason.CLOSED, "transport closed", null);
             }
+            failProbes(new TransportFailure(TransportFailure.Reason.CLOSED, false, "transport closed", null));
             if (channel != null) {
                 channel.close().addListener(f -> done.complete(null));
             } else {
@@ -572,6 +677,15 @@ final class IngressConnection implements AutoCloseable {
                 if (msg instanceof Http2GoAwayFrame) {
                     goingAway = true;
                     schedulePump();
+                } else if (msg instanceof Http2SettingsFrame && !serverSpoke) {
+                    // TLS 1.3: the server sends application data only after it accepted our
+                    // certificate and Finished, so its SETTINGS prove the handshake on both sides.
+                    serverSpoke = true;
+                    for (Probe p : new ArrayList<>(probes)) {
+                        if (p.facts != null) {
+                            p.complete(true);
+                        }
+                    }
                 }
             } finally {
                 ReferenceCountUtil.release(msg);

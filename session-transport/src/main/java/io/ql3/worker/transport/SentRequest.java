@@ -14,14 +14,27 @@ public final class SentRequest {
     final ResultClassifier.Parser<?> parser;
     final java.time.Duration deadline;
     final boolean abortable;
+    /** Goes out only on an h2 connection (a long poll); kept so a resend obeys the same rule. */
+    final boolean h2Only;
 
     SentRequest(OperationPath path, byte[] body, ResultClassifier.Parser<?> parser, java.time.Duration deadline,
             boolean abortable) {
+        this(path, body, parser, deadline, abortable, false);
+    }
+
+    SentRequest(OperationPath path, byte[] body, ResultClassifier.Parser<?> parser, java.time.Duration deadline,
+            boolean abortable, boolean h2Only) {
         this.path = path;
         this.body = body;
         this.parser = parser;
         this.deadline = deadline;
         this.abortable = abortable;
+        this.h2Only = h2Only;
+    }
+
+    /** True for a long poll: it is never sent on an http/1.1 connection (see {@link TransportFailure.Reason#HTTP1_CONNECTION}). */
+    public boolean h2Only() {
+        return h2Only;
     }
 
     public Operation operation() {

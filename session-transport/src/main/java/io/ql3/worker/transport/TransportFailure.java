@@ -34,7 +34,12 @@ public final class TransportFailure extends Exception {
         /** Aborted by the client (a parked pull, for a rotation or shutdown). */
         ABORTED,
         /** The transport is closed. */
-        CLOSED
+        CLOSED,
+        /**
+         * A long poll ({@link IngressClient#longPoll}) whose connection speaks http/1.1: not sent,
+         * because a parked request would block the one http/1.1 connection (contract section 1).
+         */
+        HTTP1_CONNECTION
     }
 
     private final Reason reason;

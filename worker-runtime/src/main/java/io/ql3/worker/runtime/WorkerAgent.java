@@ -592,6 +592,12 @@ public final class WorkerAgent {
     }
 
     @Override
+    public void pullOutcomeUnrecoverable(String why) {
+      log.warn("pull.unrecoverable", "why", why);
+      session.failClosed(why);
+    }
+
+    @Override
     public void executionRefused(IngressResult<?> result) {
       log.warn("execution.refused", "operation", result.request().operation().wireName(), "result", result);
       session.executionRefused(result.kind(), result.toString());

@@ -39,6 +39,7 @@ import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.runtime.retry.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
 import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.transport.TransportFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -91,6 +92,8 @@ public final class ExecutionPlane {
   private final Deadline nextPullAt = new Deadline();
   private final Deadline pullNotBefore = new Deadline();
   private final Backoff pullBackoff;
+  /** The session whose lost long-poll answer could not be recovered: never pulled under again. */
+  private SessionLease abandonedLease;
 
   public ExecutionPlane(
       Journal journal,
@@ -375,7 +378,7 @@ public final class ExecutionPlane {
       }
       return;
     }
-    if (draining || permit.isEmpty()) {
+    if (draining || permit.isEmpty() || permit.get().equals(abandonedLease)) {
       return;
     }
     if (!pullWanted && !nextPullAt.reached(now)) {
@@ -395,12 +398,15 @@ public final class ExecutionPlane {
     journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
     pullWanted = false;
     nextPullAt.clear();
-    pull = new PendingPull(lease, request, now);
+    pull = new PendingPull(lease, request, now, h2);
     sendPull(pull);
   }
 
   private void sendPull(PendingPull p) {
-    p.future = ingress.pull(p.lease.sessionId(), p.request, policy);
+    // A long poll goes out only on h2, its resends too: see onHttp1Connection.
+    p.future = p.longPoll
+        ? ingress.longPoll(p.lease.sessionId(), p.request, policy)
+        : ingress.pull(p.lease.sessionId(), p.request, policy);
     p.future.whenComplete((r, e) -> wake.run());
   }
 
@@ -415,6 +421,8 @@ public final class ExecutionPlane {
     if (p.future == null) {
       if (giveUp) {
         closePull(p);
+      } else if (p.http1Blocked && running.isEmpty() && deliveries.isEmpty()) {
+        abandonPull(p);
       }
       return;
     }
@@ -424,6 +432,7 @@ public final class ExecutionPlane {
     IngressResult<PullResponse> r = p.future.getNow(null);
     p.future = null;
     if (r == null) {
+      p.mayHaveReachedServer = true;
       retryPull(now, null);
       return;
     }
@@ -441,9 +450,13 @@ public final class ExecutionPlane {
         scheduleNextPull(now, p, resp);
       }
       case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
+        p.mayHaveReachedServer |= r.kind() == IngressResult.Kind.OUTCOME_UNKNOWN;
         if (giveUp) {
           closePull(p);
+        } else if (isHttp1Connection(r)) {
+          onHttp1Connection(now, p);
         } else {
+          p.http1Blocked = false;
           retryPull(now, r);
         }
       }
@@ -452,6 +465,55 @@ public final class ExecutionPlane {
         listener.executionRefused(r);
       }
     }
+  }
+
+  private static boolean isHttp1Connection(IngressResult<?> r) {
+    return r.kind() == IngressResult.Kind.NOT_SENT
+        && r.cause().orElse(null) instanceof TransportFailure f
+        && f.reason() == TransportFailure.Reason.HTTP1_CONNECTION;
+  }
+
+  /**
+   * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport
+   * refused it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due
+   * heartbeat nor a pending completion by more than one cadence period (section 1, lines 15-21);
+   * a try after an unknown outcome resends the identical bytes (section 3, lines 75-76; section 6,
+   * line 265), so the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose
+   * original answer held no offers is a fresh pull (section 5, lines 180-182), which the server may
+   * park for the whole {@code waitMs}. Hence:
+   *
+   * <ul>
+   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed)
+   *       and a pull sized for http/1.1 replaces it at once;
+   *   <li>otherwise its answer, and the runs it may have leased, can only be learned on h2: no
+   *       other pull under this session (its slots may be taken by those runs), the resend keeps
+   *       trying (it goes out if the connection speaks h2 again), and once no run of the session
+   *       is running or waiting for delivery the pull is given up and the session ends
+   *       ({@link PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines
+   *       129-130) and the server puts whatever the lost answer leased back in its queue, as after
+   *       a restart with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new
+   *       session waits for every run of the old one to settle.
+   * </ul>
+   */
+  private void onHttp1Connection(long now, PendingPull p) {
+    if (!p.mayHaveReachedServer) {
+      closePull(p);
+      pullWanted = true;
+      return;
+    }
+    p.http1Blocked = true;
+    retryPull(now, null);
+    if (running.isEmpty() && deliveries.isEmpty()) {
+      abandonPull(p);
+    }
+  }
+
+  private void abandonPull(PendingPull p) {
+    closePull(p);
+    abandonedLease = p.lease;
+    listener.pullOutcomeUnrecoverable("the answer of long poll " + p.request.pullId().value()
+        + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
+        + " the one connection: ending the session so the server reclaims what it leased");
   }
 
   private void retryPull(long now, IngressResult<?> r) {
@@ -639,12 +701,19 @@ public final class ExecutionPlane {
     final SessionLease lease;
     final PullRequest request;
     final long sentAt;
+    /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
+    final boolean longPoll;
+    /** Some try's outcome was unknown: the server may have applied it (leased offers). */
+    boolean mayHaveReachedServer;
+    /** Its last try was refused unsent because the connection speaks http/1.1. */
+    boolean http1Blocked;
     CompletableFuture<IngressResult<PullResponse>> future;
 
-    PendingPull(SessionLease lease, PullRequest request, long sentAt) {
+    PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
       this.lease = lease;
       this.request = request;
       this.sentAt = sentAt;
+      this.longPoll = longPoll;
     }
   }
 

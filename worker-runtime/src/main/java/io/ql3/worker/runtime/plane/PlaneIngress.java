@@ -15,6 +15,16 @@ import java.util.concurrent.CompletableFuture;
 public interface PlaneIngress {
   CompletableFuture<IngressResult<PullResponse>> pull(SessionId session, PullRequest request, OfferPolicy policy);
 
+  /**
+   * A long poll: a pull that the transport sends only on an h2 connection; when the connection this
+   * try would go out on speaks http/1.1 it fails {@code NOT_SENT} with
+   * {@link io.ql3.worker.transport.TransportFailure.Reason#HTTP1_CONNECTION} (contract section 1).
+   */
+  default CompletableFuture<IngressResult<PullResponse>> longPoll(SessionId session, PullRequest request,
+      OfferPolicy policy) {
+    return pull(session, request, policy);
+  }
+
   CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId session, RunId run, CompleteRequest request);
 
   /** Aborts a parked pull (h2); its result becomes outcome-unknown. */
@@ -29,6 +39,11 @@ public interface PlaneIngress {
       @Override
       public CompletableFuture<IngressResult<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
         return timed.time("pull", () -> c.pull(s, r, p));
+      }
+
+      @Override
+      public CompletableFuture<IngressResult<PullResponse>> longPoll(SessionId s, PullRequest r, OfferPolicy p) {
+        return timed.time("pull", () -> c.longPoll(s, r, p));
       }
 
       @Override

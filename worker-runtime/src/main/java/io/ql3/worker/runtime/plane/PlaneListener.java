@@ -28,6 +28,14 @@ public interface PlaneListener {
   default void executionDrift(Drift drift) {}
 
   /**
+   * The answer of a long poll sent on h2 was lost and its identical resend could only go out on
+   * http/1.1, where it would block the one connection (contract section 1): the pull is given up
+   * and the session must end, so that the server reclaims whatever that answer leased. Called only
+   * once no run of the session is running or waiting for delivery.
+   */
+  default void pullOutcomeUnrecoverable(String why) {}
+
+  /**
    * A pull or complete was refused (fenced, credentials, client bug): the session decides what
    * it means (stop pulling at once).
    */

@@ -60,6 +60,8 @@ public final class SessionCoordinator {
   private final Deadline leaseDeadline = new Deadline();
   private final Deadline nextHeartbeatAt = new Deadline();
   private final Deadline notBefore = new Deadline();
+  /** A server's retry-after (429/503): no session request before it, whatever else happens. */
+  private final Deadline retryAfterUntil = new Deadline();
   private Outstanding outstanding;
   private boolean registerRequested;
   /** Our credentials were refused since the last accepted session request. */
@@ -187,8 +189,8 @@ public final class SessionCoordinator {
 
   /**
    * A credential file changed: a session whose credentials were refused (suspended, or draining)
-   * retries at once (section 6), and so does a register refused for its credentials. Other
-   * back-offs (a server's retry-after) are left alone.
+   * retries at once (section 6), and so does a register refused for its credentials. A server's
+   * retry-after is still honoured (section 6: 429/503).
    */
   public void credentialsChanged() {
     if (credentialsRefused || state == SessionState.NONE) {
@@ -226,6 +228,20 @@ public final class SessionCoordinator {
         // success and retryable kinds do not concern the session
       }
     }
+  }
+
+  /**
+   * The execution plane can no longer know which runs this session holds (a lost long-poll answer
+   * that can only be replayed on h2, see {@code ExecutionPlane}): stop pulling and never heartbeat
+   * it again, like a fence; the next register (once every run is settled) fences it on the server,
+   * which reclaims its runs.
+   */
+  public void failClosed(String why) {
+    if (!state.isLive()) {
+      return;
+    }
+    lastProblem = why;
+    move(SessionState.FENCED, why);
   }
 
   /** A pull answer drifted: fail closed, the session is treated as fenced (section 6). */
@@ -320,8 +336,8 @@ public final class SessionCoordinator {
     if (outstanding != null && outstanding.future != null) {
       return; // on the wire: never two session requests at once
     }
-    if (notBefore.pending(now)) {
-      return; // backing off after a failure
+    if (notBefore.pending(now) || retryAfterUntil.pending(now)) {
+      return; // backing off after a failure, or the server asked us to wait
     }
     if (outstanding == null) {
       outstanding = nextRequest(now);
@@ -589,6 +605,7 @@ public final class SessionCoordinator {
     long delay = retry.nextDelayNanos();
     if (r != null && r.retryAfter().isPresent()) {
       delay = Math.max(delay, r.retryAfter().get().toNanos());
+      retryAfterUntil.set(now + r.retryAfter().get().toNanos());
     }
     notBefore.set(now + delay);
     lastProblem = op.name().toLowerCase(java.util.Locale.ROOT) + ": " + what;

@@ -329,6 +329,105 @@ class SessionCoordinatorTest {
     assertThat(coordinator.generation()).isGreaterThan(1);
   }
 
+  /**
+   * Review fix (5): a credential change retries at once in ANY state whose credentials were
+   * refused, draining included (it used to wake only a SUSPENDED session: a draining one waited a
+   * whole heartbeat interval).
+   */
+  @Test
+  void aCredentialChangeRetriesARefusedDrainingHeartbeatAtOnce() throws Exception {
+    registered();
+    coordinator.beginDrain();
+    coordinator.tick(now);
+    answer();
+    assertThat(coordinator.state()).isEqualTo(SessionState.DRAINING);
+
+    cp.faults().add("heartbeat", Fault.Action.ERROR, 401, "credential_rejected", 0, 0, 1);
+    advance(H);
+    coordinator.tick(now);
+    answer();
+    assertThat(coordinator.state()).as("draining keeps its session").isEqualTo(SessionState.DRAINING);
+    assertThat(sent).containsExactly("register", "transition active->draining", "heartbeat v2");
+
+    coordinator.tick(now);
+    assertThat(sent).as("nothing before the next due time without a change").hasSize(3);
+    coordinator.credentialsChanged();
+    coordinator.tick(now);
+    assertThat(sent).as("retried at once").containsExactly("register", "transition active->draining",
+        "heartbeat v2", "heartbeat v2");
+    answer();
+    assertThat(coordinator.version()).isEqualTo(3);
+    assertThat(serverSession().status()).isEqualTo("draining");
+    assertThat(cp.auditor().violations()).isEmpty();
+  }
+
+  /**
+   * Review fix (5), second half: a credential change does not override a server's retry-after
+   * (section 6, 429/503): the refused session retries at once, but once the server said "come
+   * back in 7 s", a further credential change does not bring the request earlier.
+   */
+  @Test
+  void aCredentialChangeDoesNotOverrideAServersRetryAfter() throws Exception {
+    registered();
+    cp.faults().add("heartbeat", Fault.Action.ERROR, 401, "credential_rejected", 0, 0, 1);
+    advance(H);
+    coordinator.tick(now);
+    answer();
+    assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
+
+    cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 7, 0, 1);
+    coordinator.credentialsChanged();
+    coordinator.tick(now);
+    assertThat(sent).as("a credential change retries at once").hasSize(3);
+    answer();
+    assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
+
+    coordinator.credentialsChanged(); // another rotation while the server asks us to wait
+    coordinator.tick(now);
+    advance(6_999);
+    coordinator.tick(now);
+    assertThat(sent).as("not before the server's retry-after").hasSize(3);
+    advance(1);
+    coordinator.tick(now);
+    assertThat(sent).hasSize(4);
+    answer();
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    assertThat(coordinator.version()).isEqualTo(2);
+    assertThat(cp.auditor().violations()).isEmpty();
+  }
+
+  /**
+   * What the execution plane reports (a refused or drifting pull/complete, a lost long poll that
+   * cannot be recovered) stops pulling at once: a client bug or drift fails the session closed, a
+   * credential rejection suspends it; a failed-closed session is never heartbeated again.
+   */
+  @Test
+  void executionRefusalsStopPullingAtOnce() throws Exception {
+    registered();
+    coordinator.executionRefused(IngressResult.Kind.CREDENTIAL_REJECTED, "complete: 401");
+    assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
+    assertThat(coordinator.pullPermit(now)).isEmpty();
+
+    coordinator.executionRefused(IngressResult.Kind.DRIFT, "complete: HTTP 418");
+    assertThat(coordinator.state()).isEqualTo(SessionState.FENCED);
+    assertThat(coordinator.pullPermit(now)).isEmpty();
+    advance(H);
+    coordinator.tick(now);
+    assertThat(sent).as("never heartbeated again").containsExactly("register");
+
+    coordinator.register(now);
+    advance(1_000);
+    coordinator.tick(now);
+    answer();
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    coordinator.failClosed("lost long poll");
+    assertThat(coordinator.state()).isEqualTo(SessionState.FENCED);
+    assertThat(coordinator.lastProblem()).isEqualTo("lost long poll");
+    advance(H);
+    coordinator.tick(now);
+    assertThat(sent).containsExactly("register", "register");
+  }
+
   /** A clock the test moves by hand (the server's lease and auditor time). */
   static final class ManualClock extends Clock {
     private final AtomicLong millis = new AtomicLong(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());

@@ -1,0 +1,103 @@
+package io.ql3.worker.runtime.plane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.controlplane.ingress.Alpn;
+import io.ql3.worker.controlplane.state.Fault;
+import io.ql3.worker.controlplane.state.RunSubmission;
+import io.ql3.worker.runtime.session.SessionLease;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Regression tests for last session's review fixes that live in the execution plane, against the
+ * real reference control plane (h2), the real transport and the real journal; the plane is driven
+ * by hand with the permit the session coordinator would give.
+ */
+class PlaneReviewFixesTest {
+  @TempDir Path dir;
+  PlaneHarness h;
+  SessionLease lease;
+
+  @BeforeEach
+  void start() throws Exception {
+    CountingExecutor.PREPARED.clear();
+    h = new PlaneHarness(dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
+    lease = h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+  }
+
+  @AfterEach
+  void close() {
+    if (h != null) {
+      h.close();
+    }
+  }
+
+  private String submit() {
+    return h.cp.controlPlane().submit(new RunSubmission(1, "counting", "{}".getBytes(StandardCharsets.UTF_8),
+        60_000, PlaneHarness.WORKER, Map.of(), null, null, 0)).runIds().get(0);
+  }
+
+  /**
+   * Fix (2): a merely suspended session (credentials refused: no permit, session not ended) keeps
+   * its outcome-unknown pull, and once active again resends the SAME pullId, so the server replays
+   * the offer it leased; the run executes exactly once.
+   */
+  @Test
+  void aSuspendedSessionKeepsItsOutcomeUnknownPullAndResendsTheSamePullId() throws Exception {
+    String run = submit();
+    h.cp.faults().add("pull", Fault.Action.DROP_AFTER_APPLY, 0, null, 0, 0, 1);
+    h.tick(lease);
+    assertThat(h.wakes.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
+    // Suspended: the coordinator gives no permit, and the session has not ended.
+    h.plane.tick(h.now, Optional.empty(), false);
+    assertThat(h.plane.pullOutstanding()).as("the outcome-unknown pull is kept").isTrue();
+    assertThat(h.journal.facts().openPulls()).hasSize(1);
+
+    h.advance(1_000);
+    h.plane.tick(h.now, Optional.empty(), false);
+    assertThat(h.ingress.calls).as("nothing is sent while suspended").hasSize(1);
+
+    h.tick(lease); // active again: the identical resend
+    h.answer(lease); // the replayed offer is accepted and launched (and the next long poll goes out)
+    assertThat(h.ingress.calls.size()).isGreaterThanOrEqualTo(2);
+    assertThat(h.ingress.calls.get(1)).as("same pullId, same bytes").isEqualTo(h.ingress.calls.get(0));
+    PlaneHarnessAwait.until("the run is delivered", () -> {
+      h.tick(lease);
+      return h.events.contains("delivered " + run + " 1 accepted");
+    });
+    assertThat(CountingExecutor.PREPARED).containsExactly(run + " 1");
+    assertThat(h.cp.controlPlane().run(run).orElseThrow().state()).isEqualTo("completed");
+    assertThat(h.cp.auditor().violations()).isEmpty();
+  }
+
+  /**
+   * Fix (4): a refused completion (400: a client bug) and one answered with a status outside the
+   * contract (a drift) are reported to the session, which stops pulling at once (section 6); the
+   * result itself is kept and delivered later.
+   */
+  @Test
+  void aRefusedOrDriftingCompletionIsReportedSoPullingStops() throws Exception {
+    String run = submit();
+    h.cp.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
+    h.cp.faults().add("complete", Fault.Action.ERROR, 418, null, 0, 0, 1);
+    h.tick(lease);
+    PlaneHarnessAwait.until("the completion is refused twice and then delivered", () -> {
+      h.advance(1_000);
+      h.tick(lease);
+      return h.events.contains("delivered " + run + " 1 accepted");
+    });
+    assertThat(h.events).containsSubsequence("refused CLIENT_BUG", "refused DRIFT", "delivered " + run + " 1 accepted");
+    assertThat(CountingExecutor.PREPARED).containsExactly(run + " 1");
+  }
+}
