@@ -42,14 +42,31 @@ public final class Journal implements AutoCloseable {
 
     private static final class Pending {
         final JournalRecord record;
+        /** Non-null: records queued as ONE entry so the writer never splits them between forces. */
+        final List<Pending> group;
         final CompletableFuture<Long> done = new CompletableFuture<>();
 
         Pending(JournalRecord record) {
             this.record = record;
+            this.group = null;
+        }
+
+        Pending(List<Pending> group) {
+            this.record = null;
+            this.group = group;
+        }
+
+        void fail(Throwable e) {
+            if (group != null) {
+                for (Pending m : group) {
+                    m.done.completeExceptionally(e);
+                }
+            }
+            done.completeExceptionally(e);
         }
     }
 
-    private static final Pending STOP = new Pending(null);
+    private static final Pending STOP = new Pending((JournalRecord) null);
 
     private final JournalConfig config;
     private final Storage storage;
@@ -303,6 +320,45 @@ public final class Journal implements AutoCloseable {
         return p.done;
     }
 
+    /**
+     * Queues records that must become durable together, in this order, as one queue entry: the
+     * writer takes them all at once, so they share one write and one force (only a segment roll in
+     * the middle of them can split them in two forces). Without this, a writer woken by the first
+     * of several {@link #appendAsync} calls may force it alone before the others are queued. The
+     * group counts as one entry against the queue's capacity (callers keep groups small: one pull
+     * answer's records). Refused records fail alone, as with {@link #appendAsync}.
+     *
+     * @return one future per record, in order, each completing with its sequence number once durable
+     */
+    public List<CompletableFuture<Long>> appendAllAsync(List<JournalRecord> records) {
+        List<Pending> members = new ArrayList<>(records.size());
+        for (JournalRecord r : records) {
+            if (r == null) {
+                throw new NullPointerException("record");
+            }
+            members.add(new Pending(r));
+        }
+        List<CompletableFuture<Long>> futures = new ArrayList<>(members.size());
+        for (Pending m : members) {
+            futures.add(m.done);
+        }
+        if (members.isEmpty()) {
+            return futures;
+        }
+        checkUsable();
+        Pending g = new Pending(List.copyOf(members));
+        try {
+            queue.put(g);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JournalException("interrupted while waiting for queue space", e);
+        }
+        if (status != Status.OPEN && queue.remove(g)) {
+            g.fail(unusable());
+        }
+        return futures;
+    }
+
     /** The durable derived state (waits at most for the force in progress). */
     public JournalFacts facts() {
         synchronized (stateLock) {
@@ -401,7 +457,7 @@ public final class Journal implements AutoCloseable {
         }
         Pending p;
         while ((p = queue.poll()) != null) {
-            p.done.completeExceptionally(new JournalClosedException("journal closed before the record was written"));
+            p.fail(new JournalClosedException("journal closed before the record was written"));
         }
         CompletableFuture<Long> req = compactRequest;
         if (req != null) {
@@ -477,6 +533,7 @@ public final class Journal implements AutoCloseable {
                         queue.drainTo(batch);
                     }
                 }
+                expandGroups(batch);
                 int stopAt = batch.indexOf(STOP);
                 if (stopAt >= 0) {
                     // Everything queued before close() is written; anything after it is refused.
@@ -502,15 +559,39 @@ public final class Journal implements AutoCloseable {
         }
     }
 
+    /** Replaces each group entry by its records, in place and in order. */
+    private static void expandGroups(List<Pending> batch) {
+        boolean any = false;
+        for (Pending p : batch) {
+            if (p.group != null) {
+                any = true;
+                break;
+            }
+        }
+        if (!any) {
+            return;
+        }
+        List<Pending> flat = new ArrayList<>(batch.size() + 8);
+        for (Pending p : batch) {
+            if (p.group != null) {
+                flat.addAll(p.group);
+            } else {
+                flat.add(p);
+            }
+        }
+        batch.clear();
+        batch.addAll(flat);
+    }
+
     private void fail(Throwable e, List<Pending> batch, ArrayDeque<Pending> carry) {
         failure = e;
         status = Status.FAILED;
         JournalFailedException ex = new JournalFailedException("journal write failed, nothing retried: " + e, e);
         for (Pending p : batch) {
-            p.done.completeExceptionally(ex);
+            p.fail(ex);
         }
         for (Pending p : carry) {
-            p.done.completeExceptionally(ex);
+            p.fail(ex);
         }
         CompletableFuture<Long> req = compactRequest;
         if (req != null) {
@@ -518,7 +599,7 @@ public final class Journal implements AutoCloseable {
         }
         Pending p;
         while ((p = queue.poll()) != null) {
-            p.done.completeExceptionally(ex);
+            p.fail(ex);
         }
         synchronized (stateLock) {
             stateLock.notifyAll();

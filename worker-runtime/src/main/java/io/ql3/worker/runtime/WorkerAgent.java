@@ -490,7 +490,8 @@ public final class WorkerAgent {
     }
     if (journal != null) {
       journal.close();
-      log.info("journal.released", "dir", config.journal().dir());
+      var stats = journal.stats(); // group commits over this process's life: forces per run in benchmarks
+      log.info("journal.released", "dir", config.journal().dir(), "records", stats.records(), "forces", stats.forces());
     }
     if (client != null) {
       client.close();

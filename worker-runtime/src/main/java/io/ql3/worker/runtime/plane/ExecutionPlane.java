@@ -249,16 +249,16 @@ public final class ExecutionPlane {
     if (done.isEmpty()) {
       return;
     }
-    List<CompletableFuture<Long>> writes = new ArrayList<>(done.size());
+    List<JournalRecord> records = new ArrayList<>(done.size());
     List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
     for (LiveRun r : done) {
       ExecutionResult er = r.handle.result().join();
       io.ql3.worker.journal.RunResult jr = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
       results.add(jr);
-      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr)));
+      records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
     }
     // The result is durable before its completion is sent: one group commit for all of them.
-    awaitAll(writes);
+    appendAll(records);
     for (int i = 0; i < done.size(); i++) {
       LiveRun r = done.get(i);
       running.remove(r.key);
@@ -677,12 +677,9 @@ public final class ExecutionPlane {
     return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
   }
 
+  /** Queued as one journal entry: one write and one force, never split by the writer's timing. */
   private void appendAll(List<JournalRecord> records) {
-    List<CompletableFuture<Long>> writes = new ArrayList<>(records.size());
-    for (JournalRecord r : records) {
-      writes.add(journal.appendAsync(r));
-    }
-    awaitAll(writes);
+    awaitAll(journal.appendAllAsync(records));
   }
 
   private static void awaitAll(List<CompletableFuture<Long>> writes) {

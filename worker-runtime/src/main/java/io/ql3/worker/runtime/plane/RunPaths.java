@@ -20,6 +20,7 @@ final class RunPaths {
   private final Path runs;
   private final Path logs;
   private final int keptLogs;
+  private boolean logsReady;
 
   RunPaths(Path workDir, int keptLogs) {
     Path base = workDir.toAbsolutePath().normalize();
@@ -33,10 +34,15 @@ final class RunPaths {
   }
 
   Path outputLog(String runId, long attempt) {
-    try {
-      Files.createDirectories(logs);
-    } catch (IOException e) {
-      // The executor reports a failed run when it cannot write its log.
+    if (!logsReady) {
+      // Once per process, not per offer: this is on the offer-to-start path (an existing directory
+      // costs createDirectories a failed mkdir and an exception).
+      try {
+        Files.createDirectories(logs);
+        logsReady = true;
+      } catch (IOException e) {
+        // The executor reports a failed run when it cannot write its log; tried again next time.
+      }
     }
     return logs.resolve(runId + "@" + attempt + ".log");
   }
