@@ -86,18 +86,19 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--alpn", defaultValue = "h2,http/1.1", description = "'h2,http/1.1' or 'http/1.1' (default ${DEFAULT-VALUE}).")
     String alpn;
 
-    @Option(names = "--heartbeat-interval-ms", defaultValue = "10000", description = "H (default ${DEFAULT-VALUE}).")
-    long heartbeatIntervalMs;
+    // Defaults come from Settings.defaults() (the one owner of the server's default timing).
+    @Option(names = "--heartbeat-interval-ms", description = "H (default ${DEFAULT-VALUE}).")
+    long heartbeatIntervalMs = Settings.defaults().heartbeatIntervalMs();
 
-    @Option(names = "--lease-ttl-ms", defaultValue = "30000", description = "L (default ${DEFAULT-VALUE}).")
-    long leaseTtlMs;
+    @Option(names = "--lease-ttl-ms", description = "L (default ${DEFAULT-VALUE}).")
+    long leaseTtlMs = Settings.defaults().leaseTtlMs();
 
-    @Option(names = "--draining-lease-ttl-ms", defaultValue = "30000", description = "L while draining (default ${DEFAULT-VALUE}).")
-    long drainingLeaseTtlMs;
+    @Option(names = "--draining-lease-ttl-ms", description = "L while draining (default ${DEFAULT-VALUE}).")
+    long drainingLeaseTtlMs = Settings.defaults().drainingLeaseTtlMs();
 
-    @Option(names = "--early-tolerance-ms", defaultValue = "500",
+    @Option(names = "--early-tolerance-ms",
         description = "A heartbeat earlier than H minus this is a violation (default ${DEFAULT-VALUE}).")
-    long earlyToleranceMs;
+    long earlyToleranceMs = Settings.defaults().earlyToleranceMs();
 
     @Option(names = "--io-threads", defaultValue = "1", description = "Event loop threads (default ${DEFAULT-VALUE}).")
     int ioThreads;
@@ -107,7 +108,8 @@ public final class Main implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      Settings settings = new Settings(heartbeatIntervalMs, leaseTtlMs, drainingLeaseTtlMs, earlyToleranceMs, 64);
+      Settings settings = new Settings(heartbeatIntervalMs, leaseTtlMs, drainingLeaseTtlMs, earlyToleranceMs,
+          Settings.defaults().pullIdsKept());
       ControlPlaneServer server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, host, port, adminPort,
           Alpn.parse(alpn), settings, Clock.systemUTC(), ioThreads, EventLog.to(System.out), verbose));
       CountDownLatch stopped = new CountDownLatch(1);

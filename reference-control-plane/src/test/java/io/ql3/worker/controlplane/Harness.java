@@ -41,14 +41,22 @@ final class Harness implements AutoCloseable {
   Harness(Alpn alpn) throws Exception {
     this.pki = freshPki();
     EventLog log = (kind, detail) -> events.add(kind + " " + detail);
-    this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, "127.0.0.1", 0, 0, alpn, SETTINGS,
-        clock, 1, log, false));
+    try {
+      this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, "127.0.0.1", 0, 0, alpn, SETTINGS,
+          clock, 1, log, false));
+    } catch (Exception | Error e) {
+      deleteTree(pki);
+      throw e;
+    }
   }
 
   /** Key generation is the slow part: one PKI per JVM, copied per harness (tokens get rotated by tests). */
   private static synchronized Path freshPki() throws Exception {
     if (sharedPki == null) {
       sharedPki = Files.createTempDirectory("ql3cp-pki-");
+      // Shared by every harness of this test JVM: removed when the JVM ends.
+      Path shared = sharedPki;
+      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(shared), "ql3cp-test-pki-cleanup"));
       DevPki pki = new DevPki(sharedPki, Duration.ofDays(1));
       pki.create(List.of(W1, W2));
       // A CN-only certificate (no URI SAN) proving edge-0001, and a URI SAN of another form.
@@ -101,7 +109,25 @@ final class Harness implements AutoCloseable {
 
   @Override
   public void close() {
-    server.close();
+    try {
+      server.close();
+    } finally {
+      deleteTree(pki);
+    }
     LeakRecorder.assertNoLeaks();
+  }
+
+  /** Deletes a temp directory tree, children first; best effort (a test must not fail on cleanup). */
+  static void deleteTree(Path root) {
+    if (root == null || !Files.exists(root)) {
+      return;
+    }
+    try (var walk = Files.walk(root)) {
+      for (Path p : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      System.err.println("cannot delete " + root + ": " + e);
+    }
   }
 }

@@ -42,6 +42,10 @@ public final class ConnectionRegistry {
       this.channel = channel;
     }
 
+    boolean h2() {
+      return "h2".equals(protocol);
+    }
+
     ConnectionView view() {
       return new ConnectionView(id, workerId, remote, protocol, openedAt, closedAt, requests.get());
     }

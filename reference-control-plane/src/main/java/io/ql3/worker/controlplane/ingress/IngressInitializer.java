@@ -6,11 +6,6 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelPipeline;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2StreamChannel;
-import io.netty.handler.codec.http2.Http2StreamFrameToHttpObjectCodec;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
@@ -22,13 +17,12 @@ import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * Per connection: TLS (client certificate required), then ALPN picks {@code h2} (frame codec + one child
- * channel per stream, each converted to HTTP objects) or {@code http/1.1} (server codec). Both end in the
- * same {@link IngressHandler}, so every rule is implemented once.
+ * Per connection: TLS (client certificate required), then ALPN picks {@code h2} ({@link H2Ingress}: the
+ * HTTP/2 codec, one exchange per stream) or {@code http/1.1} (server codec + {@link Http1Ingress}). Both
+ * hand each request to an {@link IngressExchange}, so every rule is implemented once.
  */
 final class IngressInitializer extends ChannelInitializer<SocketChannel> {
   static final AttributeKey<ConnectionRegistry.Conn> CONN = AttributeKey.valueOf("ql3.conn");
-  private static final int MAX_CONCURRENT_STREAMS = 256;
   private static final long HANDSHAKE_TIMEOUT_MS = 10_000;
 
   private final SslContext ssl;
@@ -61,20 +55,10 @@ final class IngressInitializer extends ChannelInitializer<SocketChannel> {
       ch.closeFuture().addListener(f -> ctx.connections().closed(conn));
       ChannelPipeline p = c.pipeline();
       if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-        p.addLast("h2", Http2FrameCodecBuilder.forServer()
-            .initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS))
-            .validateHeaders(true)
-            .build());
-        p.addLast("h2-streams", new Http2MultiplexHandler(new ChannelInitializer<Http2StreamChannel>() {
-          @Override
-          protected void initChannel(Http2StreamChannel stream) {
-            stream.pipeline().addLast("h2-http", new Http2StreamFrameToHttpObjectCodec(true));
-            stream.pipeline().addLast("ingress", new IngressHandler(ctx, conn, true));
-          }
-        }));
+        p.addLast("h2", H2Ingress.create(ctx, conn));
       } else {
         p.addLast("http1", new HttpServerCodec());
-        p.addLast("ingress", new IngressHandler(ctx, conn, false));
+        p.addLast("ingress", new Http1Ingress(ctx, conn));
       }
     }
 

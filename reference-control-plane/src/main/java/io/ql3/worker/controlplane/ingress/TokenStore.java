@@ -20,7 +20,7 @@ import java.util.regex.Pattern;
 public final class TokenStore {
   private static final Pattern TOKEN = Pattern.compile("^[A-Za-z0-9._~+/=-]{16,4096}$");
 
-  private record Cached(Object fileKey, long mtime, long size, byte[] token) {}
+  private record Cached(Path file, Object fileKey, long mtime, long size, byte[] token) {}
 
   private final Path workersDir;
   private final Map<String, Cached> cache = new HashMap<>();
@@ -40,7 +40,8 @@ public final class TokenStore {
   }
 
   private synchronized byte[] current(String workerId) {
-    Path file = workersDir.resolve(workerId).resolve("token");
+    Cached c = cache.get(workerId);
+    Path file = c != null ? c.file() : workersDir.resolve(workerId).resolve("token");
     BasicFileAttributes attrs;
     try {
       attrs = Files.readAttributes(file, BasicFileAttributes.class);
@@ -50,7 +51,6 @@ public final class TokenStore {
     } catch (IOException e) {
       return null;
     }
-    Cached c = cache.get(workerId);
     long mtime = attrs.lastModifiedTime().toMillis();
     if (c != null && Objects.equals(c.fileKey(), attrs.fileKey()) && c.mtime() == mtime && c.size() == attrs.size()) {
       return c.token();
@@ -62,7 +62,7 @@ public final class TokenStore {
     } catch (IOException e) {
       return null;
     }
-    cache.put(workerId, new Cached(attrs.fileKey(), mtime, attrs.size(), token));
+    cache.put(workerId, new Cached(file, attrs.fileKey(), mtime, attrs.size(), token));
     return token;
   }
 }

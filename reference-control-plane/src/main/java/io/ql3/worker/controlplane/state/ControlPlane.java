@@ -8,12 +8,17 @@ import io.ql3.worker.contract.PullResponse;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
+import java.util.Collections;
 import java.util.HashMap;
+import java.util.IdentityHashMap;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.TreeMap;
 
 /**
@@ -54,10 +59,17 @@ public final class ControlPlane {
   private final Map<String, Run> runs = new LinkedHashMap<>();
   /** Queued runs in submission order (a reclaimed run keeps its place). */
   private final TreeMap<Long, Run> queue = new TreeMap<>();
-  private final List<ParkedPull> parked = new ArrayList<>();
+  /** Parked long polls in the order they parked, indexed by session and by worker (see settleParked). */
+  private final Set<ParkedPull> parked = new LinkedHashSet<>();
+  private final Map<Session, Set<ParkedPull>> parkedBySession = new IdentityHashMap<>();
+  private final Map<String, Set<ParkedPull>> parkedByWorker = new HashMap<>();
+  /** Runs queued (submitted or reclaimed) since parked pulls were last settled, in queue order. */
+  private final TreeMap<Long, Run> arrived = new TreeMap<>();
+  /** Arrived runs that were not due yet: they wake parked pulls once due. */
+  private final TreeMap<Long, Run> arrivedDelayed = new TreeMap<>();
+  /** Sessions that stopped being pullable (fenced, expired, transitioned) since the last settle. */
+  private final Set<Session> changedSessions = Collections.newSetFromMap(new IdentityHashMap<>());
   private long runSeq;
-  /** Something happened that may let parked pulls be answered (runs queued, a session changed). */
-  private boolean dirty;
 
   private static final class ParkedPull {
     final Session session;
@@ -127,7 +139,6 @@ public final class ControlPlane {
     log.event("register", "worker=" + workerId + " session=" + sessionId + " generation=" + generation
         + " slots=" + cmd.availableSlots() + "/" + cmd.maxConcurrentRuns()
         + (previous == null ? "" : " replaced=" + previous.sessionId + "(" + previous.statusAtFence.wire() + ")"));
-    dirty = true;
     settleParked(now);
     return Reply.ok(response);
   }
@@ -244,7 +255,7 @@ public final class ControlPlane {
     applied(s, "transition", body, response);
     log.event("transition", "worker=" + workerId + " session=" + sessionId + " " + cmd.from().wire() + "->"
         + cmd.to().wire() + " version=" + s.version);
-    dirty = true;
+    changedSessions.add(s);
     settleParked(now);
     return Reply.ok(response);
   }
@@ -308,7 +319,7 @@ public final class ControlPlane {
       return new Answered(answer != null ? answer : emptyPull(s, cmd, now));
     }
     ParkedPull p = new ParkedPull(s, cmd, waiter);
-    parked.add(p);
+    park(p);
     long hint = nextPullHint(s, now);
     long parkMs = hint > 0 ? Math.min(hint, cmd.waitMs()) : cmd.waitMs();
     return new Parked(p, parkMs);
@@ -323,7 +334,7 @@ public final class ControlPlane {
 
   private Reply parkTimedOut0(Object handle) {
     ParkedPull p = (ParkedPull) handle;
-    if (!parked.remove(p)) {
+    if (!unpark(p)) {
       return null;
     }
     long now = clock.millis();
@@ -337,7 +348,31 @@ public final class ControlPlane {
 
   /** The client went away (stream reset, connection closed): forget the parked pull. */
   public synchronized void parkAbandoned(Object handle) {
-    parked.remove((ParkedPull) handle);
+    unpark((ParkedPull) handle);
+  }
+
+  private void park(ParkedPull p) {
+    parked.add(p);
+    parkedBySession.computeIfAbsent(p.session, k -> new LinkedHashSet<>()).add(p);
+    parkedByWorker.computeIfAbsent(p.session.workerId, k -> new LinkedHashSet<>()).add(p);
+  }
+
+  /** False when {@code p} was not parked (answered or abandoned already). */
+  private boolean unpark(ParkedPull p) {
+    if (!parked.remove(p)) {
+      return false;
+    }
+    Set<ParkedPull> bySession = parkedBySession.get(p.session);
+    bySession.remove(p);
+    if (bySession.isEmpty()) {
+      parkedBySession.remove(p.session);
+    }
+    Set<ParkedPull> byWorker = parkedByWorker.get(p.session.workerId);
+    byWorker.remove(p);
+    if (byWorker.isEmpty()) {
+      parkedByWorker.remove(p.session.workerId);
+    }
+    return true;
   }
 
   public synchronized int parkedCount() {
@@ -350,12 +385,19 @@ public final class ControlPlane {
 
   /** Leases up to maxRuns queued runs to the session; null when none can be offered now. */
   private Reply offer(Session s, Commands.Pull cmd, long now, boolean fromWake) {
+    return offerFrom(s, cmd, now, fromWake, queue.values());
+  }
+
+  /** {@link #offer} from {@code candidates} (queued runs in queue order; others are skipped). */
+  private Reply offerFrom(Session s, Commands.Pull cmd, long now, boolean fromWake, Collection<Run> candidates) {
     List<OfferData> offers = new ArrayList<>();
     List<Session.PulledRun> pulled = new ArrayList<>();
     int size = wire.pullResponse(s.generation, 0, List.of(), cmd.pullId()).length;
-    for (Iterator<Run> it = queue.values().iterator(); it.hasNext() && offers.size() < cmd.maxRuns(); ) {
-      Run r = it.next();
-      if (!matches(r, s, now)) {
+    for (Run r : candidates) {
+      if (offers.size() >= cmd.maxRuns()) {
+        break;
+      }
+      if (r.state != RunState.QUEUED || !matches(r, s, now)) {
         continue;
       }
       long attempt = r.nextAttempt();
@@ -365,15 +407,18 @@ public final class ControlPlane {
         break;
       }
       size += add;
-      it.remove();
-      r.moveTo(RunState.LEASED);
-      r.lease = new Lease(s.workerId, s.sessionId, s.generation, attempt);
-      s.leased.add(r);
       offers.add(o);
       pulled.add(new Session.PulledRun(r, attempt));
     }
     if (offers.isEmpty()) {
       return null;
+    }
+    for (Session.PulledRun p : pulled) {
+      Run r = p.run();
+      queue.remove(r.seq);
+      r.moveTo(RunState.LEASED);
+      r.lease = new Lease(s.workerId, s.sessionId, s.generation, p.attempt());
+      s.leased.add(r);
     }
     s.rememberPull(cmd.pullId(), pulled, settings.pullIdsKept());
     StringBuilder ids = new StringBuilder();
@@ -428,30 +473,85 @@ public final class ControlPlane {
   }
 
   /**
-   * Answers parked pulls that can be answered now: with offers when runs match, with the refusal a new pull
-   * would get when their session stopped being pullable. Runs at the end of any call that queued runs or
-   * changed a session ({@link #dirty}); works on a copy because answering can expire or reclaim more.
+   * Answers parked pulls that can be answered now, in work proportional to what happened since the last
+   * call (not to parked pulls times queue length): the parked pulls of each session that stopped being
+   * pullable get the refusal a new pull would get; each run that arrived (and is due) goes to the first
+   * parked pull, in park order, that can take it (for a targeted run: only that worker's pulls), which
+   * is then offered up to maxRuns of the arrived runs. Older queued runs need no look: a pull parks only
+   * when none of them matched, and a run's match with a session changes only with time (delayed runs,
+   * kept in {@link #arrivedDelayed} until due). Loops because answering can expire or reclaim more.
    */
   private void settleParked(long now) {
-    while (dirty) {
-      dirty = false;
-      for (ParkedPull p : new ArrayList<>(parked)) {
-        if (!parked.contains(p)) {
-          continue;
-        }
-        Reply answer = checkSession(p.session, p.command.generation(), "pull", null, now, false);
-        if (answer == null && p.session.status != SessionStatus.ACTIVE) {
-          answer = error(ErrorCode.SESSION_NOT_ACTIVE, "session is " + p.session.status.wire());
-        }
-        if (answer == null) {
-          answer = offer(p.session, p.command, now, true);
-        }
-        if (answer != null) {
-          parked.remove(p);
-          p.waiter.deliver(answer);
+    if (!arrivedDelayed.isEmpty()) {
+      for (Iterator<Run> it = arrivedDelayed.values().iterator(); it.hasNext(); ) {
+        Run r = it.next();
+        if (r.notBefore <= now || r.state != RunState.QUEUED) {
+          it.remove();
+          if (r.state == RunState.QUEUED) {
+            arrived.put(r.seq, r);
+          }
         }
       }
     }
+    while (!changedSessions.isEmpty() || !arrived.isEmpty()) {
+      if (!changedSessions.isEmpty()) {
+        List<Session> changed = new ArrayList<>(changedSessions);
+        changedSessions.clear();
+        for (Session s : changed) {
+          Set<ParkedPull> ofSession = parkedBySession.get(s);
+          if (ofSession == null) {
+            continue;
+          }
+          for (ParkedPull p : new ArrayList<>(ofSession)) {
+            Reply answer = checkSession(p.session, p.command.generation(), "pull", null, now, false);
+            if (answer == null && p.session.status != SessionStatus.ACTIVE) {
+              answer = error(ErrorCode.SESSION_NOT_ACTIVE, "session is " + p.session.status.wire());
+            }
+            if (answer != null && unpark(p)) {
+              p.waiter.deliver(answer);
+            }
+          }
+        }
+        continue;
+      }
+      TreeMap<Long, Run> batch = new TreeMap<>(arrived);
+      arrived.clear();
+      if (parked.isEmpty()) {
+        continue;
+      }
+      for (Run r : batch.values()) {
+        if (r.state != RunState.QUEUED) {
+          continue; // offered to an earlier pull of this batch, or cancelled
+        }
+        if (r.notBefore > now) {
+          arrivedDelayed.put(r.seq, r);
+          continue;
+        }
+        ParkedPull taker = firstTaker(r, now);
+        if (taker != null) {
+          Reply answer = offerFrom(taker.session, taker.command, now, true, batch.tailMap(r.seq, true).values());
+          unpark(taker);
+          taker.waiter.deliver(answer);
+        }
+      }
+    }
+  }
+
+  /** The first parked pull, in park order, whose session is pullable and can take {@code r}; null if none. */
+  private ParkedPull firstTaker(Run r, long now) {
+    Collection<ParkedPull> candidates = r.targetWorker == null ? parked : parkedByWorker.get(r.targetWorker);
+    if (candidates == null) {
+      return null;
+    }
+    for (ParkedPull p : candidates) {
+      Session s = p.session;
+      expireIfDue(s, now); // an expiry marks the session changed: its pulls get their refusal next round
+      if (!s.fenced && s.status == SessionStatus.ACTIVE && p.command.generation() == s.generation
+          && fitsSession(r, s)) {
+        return p;
+      }
+    }
+    return null;
   }
 
   // ---------------------------------------------------------------- complete
@@ -565,7 +665,7 @@ public final class ControlPlane {
       s.moveTo(SessionStatus.EXPIRED);
       log.event("expire", "worker=" + s.workerId + " session=" + s.sessionId + " generation=" + s.generation);
       reclaim(s, "expired");
-      dirty = true;
+      changedSessions.add(s);
     }
   }
 
@@ -578,7 +678,7 @@ public final class ControlPlane {
     log.event("fence", "worker=" + s.workerId + " session=" + s.sessionId + " generation=" + s.generation
         + " status=" + s.status.wire() + " (" + why + ")");
     reclaim(s, "fenced");
-    dirty = true;
+    changedSessions.add(s);
   }
 
   /** Puts the session's leased runs back in the queue; the attempt stays completable until re-offered. */
@@ -597,6 +697,7 @@ public final class ControlPlane {
       } else {
         r.moveTo(RunState.QUEUED);
         queue.put(r.seq, r);
+        arrived.put(r.seq, r);
       }
       ids.append(ids.length() == 0 ? "" : ",").append(r.runId).append("->").append(r.state == RunState.QUEUED
           ? "attempt " + r.nextAttempt() : "cancelled");
@@ -671,11 +772,11 @@ public final class ControlPlane {
           sub.workerId(), labels, now, now + sub.delayMs());
       runs.put(id, r);
       queue.put(seq, r);
+      arrived.put(seq, r);
       ids.add(id);
     }
     log.event("submit", "runs=" + ids.size() + " first=" + ids.get(0) + " executor=" + sub.executor()
         + (sub.workerId() != null ? " worker=" + sub.workerId() : "") + (labels.isEmpty() ? "" : " labels=" + labels));
-    dirty = true;
     settleParked(now);
     return new Views.SubmitResult(ids);
   }

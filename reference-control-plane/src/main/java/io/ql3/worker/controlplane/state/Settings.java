@@ -14,8 +14,12 @@ import io.ql3.worker.contract.DriftCheck;
 public record Settings(long heartbeatIntervalMs, long leaseTtlMs, long drainingLeaseTtlMs,
     long earlyToleranceMs, int pullIdsKept) {
 
+  /**
+   * H 60 s and L 180 s (3 * H): with the edge profile's 55 s long poll an idle agent makes at most about
+   * 3 requests a minute, so an idle fleet costs the control plane almost nothing.
+   */
   public static Settings defaults() {
-    return new Settings(10_000, 30_000, 30_000, 500, 64);
+    return new Settings(60_000, 180_000, 180_000, 500, 64);
   }
 
   public Settings {
