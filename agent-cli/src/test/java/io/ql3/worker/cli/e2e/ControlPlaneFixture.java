@@ -31,8 +31,15 @@ final class ControlPlaneFixture implements AutoCloseable {
   /** Every server event, in order ({@code kind detail}); verbose servers also log every answer. */
   final ServerEvents events = new ServerEvents();
 
+  /**
+   * The server's timing for tests that do not choose one: a 10 s heartbeat. Not the server's
+   * default (60 s): over http/1.1 an idle agent learns of new work from the next heartbeat's
+   * {@code workAvailable}, so a 60 s interval would make every http/1.1 scenario wait up to a minute.
+   */
+  static final Settings TEN_SECOND_HEARTBEATS = new Settings(10_000, 30_000, 30_000, 500, 64);
+
   ControlPlaneFixture(Path dir, Alpn alpn) throws IOException, InterruptedException {
-    this(dir, alpn, Settings.defaults(), false);
+    this(dir, alpn, TEN_SECOND_HEARTBEATS, false);
   }
 
   /**
