@@ -357,15 +357,19 @@ final class IngressConnection implements AutoCloseable {
     }
 
     /**
-     * Break-before-make: wait for no exchange in flight, then close. For a rotation, parked h2
-     * pulls are aborted to get there (resent later with the same bytes); after a GOAWAY the server
-     * finishes the streams it accepted, so they are awaited.
+     * Break-before-make: wait for no exchange in flight, then close. Parked h2 pulls are aborted to
+     * get there (outcome unknown: resent later with the same bytes, and the server's pullId replay
+     * returns what it had leased), both for a rotation and after a GOAWAY: a server going away
+     * finishes the other streams it accepted, which are awaited, but a parked pull may be held for
+     * its whole wait (or until the server's graceful-close timeout), and no new connection may open
+     * before this one is closed.
      */
     private void replaceAtQuietMoment() {
-        if (h1 == null && targetGeneration() > channelGeneration) {
+        if (h1 == null && (goingAway || targetGeneration() > channelGeneration)) {
+            String why = goingAway ? "the server sent GOAWAY" : "connection replaced for a credential rotation";
             for (Exchange ex : new ArrayList<>(inFlight)) {
                 if (ex.abortable) {
-                    ex.fail(TransportFailure.Reason.ABORTED, "connection replaced for a credential rotation", null);
+                    ex.fail(TransportFailure.Reason.ABORTED, why, null);
                 }
             }
         }

@@ -163,6 +163,52 @@ class Http2FaultTest {
         }
     }
 
+    /**
+     * A server going away (GOAWAY) while a pull is parked: the pull is aborted (outcome unknown, so
+     * it is resent with the same pullId) instead of holding the old connection open for its whole
+     * wait, and the next exchange goes out on a new connection, never two at once. Without the
+     * abort the parked pull here is never answered and the old connection never closes.
+     */
+    @Test
+    void goAwayAbortsAParkedPullSoTheConnectionIsReplaced() throws Exception {
+        Fixture f = new Fixture(tmp);
+        CompletableFuture<Void> arrived = new CompletableFuture<>();
+        pullReply.set(r -> {
+            arrived.complete(null);
+            return new CompletableFuture<>(); // parked, never answered
+        });
+        java.util.concurrent.atomic.AtomicBoolean goAwaySent = new java.util.concurrent.atomic.AtomicBoolean();
+        try (TestServer s = f.serverBuilder().responder(r -> {
+                    if (r.path().endsWith("/pull")) {
+                        return pullReply.get().apply(r);
+                    }
+                    CompletableFuture<TestServer.Reply> answer = Fixture.vectorAnswer(r);
+                    if (r.path().endsWith("/heartbeat") && goAwaySent.compareAndSet(false, true)) {
+                        return answer.thenApply(a -> new TestServer.RespondThenGoAway((TestServer.Respond) a));
+                    }
+                    return answer;
+                }).start();
+                IngressClient c = f.client(s)) {
+            var pull = c.pull(SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT);
+            arrived.get(20, TimeUnit.SECONDS);
+            HeartbeatRequest hb = HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
+            assertThat(c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind()).isEqualTo(Kind.SUCCESS);
+
+            IngressResult<?> r = pull.get(20, TimeUnit.SECONDS);
+            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.ABORTED);
+            assertThat(r.request().body()).isEqualTo(Vectors.request("pull.json"));
+
+            IngressResult<?> next = null;
+            for (int i = 0; i < 3 && (next == null || !next.isSuccess()); i++) {
+                next = c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS);
+            }
+            assertThat(next.kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(s.connections()).isEqualTo(2);
+            assertThat(c.maxOpenSockets()).isEqualTo(1);
+        }
+    }
+
     @Test
     void abortPullsEndsAParkedPullAsOutcomeUnknown() throws Exception {
         Fixture f = new Fixture(tmp);
