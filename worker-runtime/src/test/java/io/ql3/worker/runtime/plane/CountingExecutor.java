@@ -1,23 +1,20 @@
 package io.ql3.worker.runtime.plane;
 
 import io.ql3.worker.contract.ExecutorSpec;
-import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.contract.JsonValue;
+import io.ql3.worker.contract.OpaqueSpec;
+import io.ql3.worker.runtime.exec.TestEchoExecutor;
 import io.ql3.worker.runtime.exec.ExecutionContext;
-import io.ql3.worker.runtime.exec.ExecutionResult;
 import io.ql3.worker.runtime.exec.Executor;
 import io.ql3.worker.runtime.exec.PreparedRun;
-import io.ql3.worker.runtime.exec.RunHandle;
 import java.io.IOException;
 import java.net.URL;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
@@ -27,6 +24,11 @@ import java.util.concurrent.CopyOnWriteArrayList;
 public final class CountingExecutor implements Executor {
   /** Every run prepared, in order (ServiceLoader constructs the executor: a static is the only way out). */
   static final List<String> PREPARED = new CopyOnWriteArrayList<>();
+
+  /** The run itself is the SPI-only test executor's, with the output "ran". */
+  private static final TestEchoExecutor ECHO = new TestEchoExecutor();
+  private static final OpaqueSpec RAN = new OpaqueSpec("test-echo",
+      new JsonValue.JsonObject(Map.of("text", new JsonValue.JsonString("ran"))));
 
   public CountingExecutor() {}
 
@@ -46,36 +48,7 @@ public final class CountingExecutor implements Executor {
   @Override
   public PreparedRun prepare(ExecutorSpec spec, ExecutionContext context) {
     PREPARED.add(context.runId().value() + " " + context.attempt());
-    byte[] out = "ran".getBytes(StandardCharsets.UTF_8);
-    CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
-    Instant[] started = new Instant[1];
-    RunHandle handle = new RunHandle() {
-      @Override
-      public OptionalLong pid() {
-        return OptionalLong.empty();
-      }
-
-      @Override
-      public Instant startedAt() {
-        return started[0];
-      }
-
-      @Override
-      public CompletableFuture<ExecutionResult> result() {
-        return result;
-      }
-    };
-    return new PreparedRun() {
-      @Override
-      public RunHandle launch() {
-        started[0] = context.clock().now();
-        result.complete(ExecutionResult.of(Outcome.SUCCEEDED, null, null, 0, out.length, out));
-        return handle;
-      }
-
-      @Override
-      public void discard() {}
-    };
+    return ECHO.prepare(RAN, context);
   }
 
   /** A class loader whose ServiceLoader finds exactly this executor (beside the built-ins). */
