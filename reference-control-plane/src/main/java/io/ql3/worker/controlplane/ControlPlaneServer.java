@@ -2,7 +2,6 @@ package io.ql3.worker.controlplane;
 
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.netty.util.concurrent.ScheduledFuture;
 import io.ql3.worker.controlplane.admin.AdminApi;
@@ -12,6 +11,7 @@ import io.ql3.worker.controlplane.ingress.ConnectionRegistry;
 import io.ql3.worker.controlplane.ingress.ContractWire;
 import io.ql3.worker.controlplane.ingress.IngressServer;
 import io.ql3.worker.controlplane.ingress.RequestStats;
+import io.ql3.worker.controlplane.ingress.SocketTransport;
 import io.ql3.worker.controlplane.ingress.TlsContexts;
 import io.ql3.worker.controlplane.ingress.TokenStore;
 import io.ql3.worker.controlplane.state.Auditor;
@@ -33,7 +33,13 @@ import java.util.concurrent.TimeUnit;
 public final class ControlPlaneServer implements AutoCloseable {
   /** How to run. Port 0: an ephemeral port (see {@link #ingressAddress()}). */
   public record Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
-      int ioThreads, EventLog log, boolean verbose) {}
+      int ioThreads, EventLog log, boolean verbose, SocketTransport transport) {
+    /** With {@link SocketTransport#AUTO}. */
+    public Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
+        int ioThreads, EventLog log, boolean verbose) {
+      this(pkiDir, host, port, adminPort, alpn, settings, clock, ioThreads, log, verbose, SocketTransport.AUTO);
+    }
+  }
 
   private final EventLoopGroup boss;
   private final EventLoopGroup workers;
@@ -56,16 +62,18 @@ public final class ControlPlaneServer implements AutoCloseable {
     this.faults = new FaultPlan();
     this.connections = new ConnectionRegistry(config.clock(), auditor, config.log());
     this.stats = new RequestStats();
-    this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ql3cp-boss"), NioIoHandler.newFactory());
+    SocketTransport transport = config.transport().resolve();
+    this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ql3cp-boss"),
+        transport.ioHandlerFactory());
     this.workers = new MultiThreadIoEventLoopGroup(Math.max(1, config.ioThreads()),
-        new DefaultThreadFactory("ql3cp-io"), NioIoHandler.newFactory());
+        new DefaultThreadFactory("ql3cp-io"), transport.ioHandlerFactory());
     boolean ok = false;
     IngressServer in = null;
     AdminServer ad = null;
     try {
-      in = IngressServer.bind(boss, workers, new InetSocketAddress(config.host(), config.port()), ssl, controlPlane,
+      in = IngressServer.bind(boss, workers, transport.serverChannel(), new InetSocketAddress(config.host(), config.port()), ssl, controlPlane,
           wire, new TokenStore(config.pkiDir()), faults, connections, stats, auditor, config.log(), config.verbose());
-      ad = AdminServer.bind(boss, workers, config.adminPort(),
+      ad = AdminServer.bind(boss, workers, transport.serverChannel(), config.adminPort(),
           new AdminApi(controlPlane, faults, connections, stats, auditor));
       ok = true;
     } finally {
@@ -81,7 +89,7 @@ public final class ControlPlaneServer implements AutoCloseable {
     this.admin = ad;
     this.sweeper = workers.next().scheduleAtFixedRate(controlPlane::sweep, 1, 1, TimeUnit.SECONDS);
     log.event("serving", "ingress=https://" + addr(ingress.address()) + " alpn=" + config.alpn().protocols()
-        + " admin=http://" + addr(admin.address()) + " pki=" + config.pkiDir());
+        + " admin=http://" + addr(admin.address()) + " pki=" + config.pkiDir() + " transport=" + transport.wireName());
   }
 
   private static String addr(InetSocketAddress a) {

@@ -1,6 +1,7 @@
 package io.ql3.worker.controlplane;
 
 import io.ql3.worker.controlplane.ingress.Alpn;
+import io.ql3.worker.controlplane.ingress.SocketTransport;
 import io.ql3.worker.controlplane.pki.DevPki;
 import io.ql3.worker.controlplane.state.EventLog;
 import io.ql3.worker.controlplane.state.Settings;
@@ -103,6 +104,11 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--io-threads", defaultValue = "1", description = "Event loop threads (default ${DEFAULT-VALUE}).")
     int ioThreads;
 
+    @Option(names = "--transport", defaultValue = "auto", converter = TransportConverter.class,
+        description = "Sockets: auto (epoll where its native library loads, else nio), epoll or nio "
+            + "(default ${DEFAULT-VALUE}).")
+    SocketTransport transport;
+
     @Option(names = "--verbose", description = "Also log every successful answer (one line each).")
     boolean verbose;
 
@@ -111,7 +117,7 @@ public final class Main implements Callable<Integer> {
       Settings settings = new Settings(heartbeatIntervalMs, leaseTtlMs, drainingLeaseTtlMs, earlyToleranceMs,
           Settings.defaults().pullIdsKept());
       ControlPlaneServer server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, host, port, adminPort,
-          Alpn.parse(alpn), settings, Clock.systemUTC(), ioThreads, EventLog.to(System.out), verbose));
+          Alpn.parse(alpn), settings, Clock.systemUTC(), ioThreads, EventLog.to(System.out), verbose, transport));
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         System.out.println(java.time.Instant.now() + " stopping (signal)");
@@ -120,6 +126,18 @@ public final class Main implements Callable<Integer> {
       }, "ql3cp-shutdown"));
       stopped.await();
       return 0;
+    }
+  }
+
+  /** {@code --transport}: a typed error for anything but auto, epoll or nio. */
+  static final class TransportConverter implements CommandLine.ITypeConverter<SocketTransport> {
+    @Override
+    public SocketTransport convert(String value) {
+      try {
+        return SocketTransport.parse(value);
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
     }
   }
 

@@ -1,6 +1,7 @@
 package io.ql3.worker.controlplane;
 
 import io.ql3.worker.controlplane.ingress.Alpn;
+import io.ql3.worker.controlplane.ingress.SocketTransport;
 import io.ql3.worker.controlplane.pki.DevPki;
 import io.ql3.worker.controlplane.state.ControlPlane;
 import io.ql3.worker.controlplane.state.EventLog;
@@ -39,11 +40,15 @@ final class Harness implements AutoCloseable {
   }
 
   Harness(Alpn alpn) throws Exception {
+    this(alpn, SocketTransport.AUTO);
+  }
+
+  Harness(Alpn alpn, SocketTransport transport) throws Exception {
     this.pki = freshPki();
     EventLog log = (kind, detail) -> events.add(kind + " " + detail);
     try {
       this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, "127.0.0.1", 0, 0, alpn, SETTINGS,
-          clock, 1, log, false));
+          clock, 1, log, false, transport));
     } catch (Exception | Error e) {
       deleteTree(pki);
       throw e;

@@ -9,9 +9,7 @@ import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
 import io.netty.channel.MultiThreadIoEventLoopGroup;
-import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
@@ -47,6 +45,7 @@ import io.ql3.worker.contract.RegisterResponse;
 import io.ql3.worker.contract.RunCounts;
 import io.ql3.worker.contract.SessionStatus;
 import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.controlplane.ingress.SocketTransport;
 import io.ql3.worker.controlplane.pki.DevPki;
 import io.ql3.worker.controlplane.pki.PemFiles;
 import java.net.URI;
@@ -96,6 +95,7 @@ public final class ControlPlaneLoad {
   private static final Uuid7Generator IDS = new Uuid7Generator(System::currentTimeMillis, new Random());
 
   private static String serverPid;
+  private final SocketTransport transport;
   private final EventLoopGroup group;
   private final Path pki;
   private final int port;
@@ -104,8 +104,9 @@ public final class ControlPlaneLoad {
     this.pki = pki;
     this.port = port;
     this.authority = AsciiString.of("127.0.0.1:" + port);
+    this.transport = SocketTransport.parse(System.getProperty("ql3.load.transport", "auto")).resolve();
     this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("load-io"),
-        NioIoHandler.newFactory());
+        transport.ioHandlerFactory());
   }
 
   /** One answer: status and body bytes. */
@@ -144,7 +145,7 @@ public final class ControlPlaneLoad {
               ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, ApplicationProtocolNames.HTTP_2))
           .build();
       CompletableFuture<Void> ready = new CompletableFuture<>();
-      new Bootstrap().group(group).channel(NioSocketChannel.class).option(ChannelOption.TCP_NODELAY, true)
+      new Bootstrap().group(group).channel(transport.socketChannel()).option(ChannelOption.TCP_NODELAY, true)
           .handler(new ChannelInitializer<SocketChannel>() {
             @Override
             protected void initChannel(SocketChannel ch) {
@@ -432,8 +433,12 @@ public final class ControlPlaneLoad {
   }
 
   private void heartbeats(int workers, int seconds, int warmup, int windows) throws Exception {
+    SpeedProbe probe = new SpeedProbe();
+    probe.median(50); // JIT
+    long quietProbe = probe.median(21);
+    System.out.println("speed probe before the load: " + quietProbe + " us");
     List<Conn> conns = connectAll(workers);
-    System.out.println("connected " + conns.size() + " workers");
+    System.out.println("connected " + conns.size() + " workers (" + transport.wireName() + ")");
     LongAdder ok = new LongAdder();
     LongAdder bad = new LongAdder();
     AtomicLong measuring = new AtomicLong(0); // 0 warm-up, 1 measuring, 2 stop
@@ -458,7 +463,17 @@ public final class ControlPlaneLoad {
       long ok0 = ok.sum();
       long bad0 = bad.sum();
       long t0 = System.nanoTime();
-      Thread.sleep(seconds * 1000L);
+      // One probe per second (a few ms of CPU): how fast the cores ran during this window.
+      long[] probes = new long[seconds];
+      for (int i = 0; i < seconds; i++) {
+        long due = t0 + (i + 1) * 1_000_000_000L;
+        probes[i] = probe.once();
+        long left = due - System.nanoTime();
+        if (left > 0) {
+          Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
+        }
+      }
+      Arrays.sort(probes);
       long okCount = ok.sum() - ok0;
       long badCount = bad.sum() - bad0;
       double elapsed = (System.nanoTime() - t0) / 1e9;
@@ -479,12 +494,23 @@ public final class ControlPlaneLoad {
           split.append(String.format(" %s %.1f", k, d * 10_000.0 / Math.max(1, okCount)));
         }
         System.out.println(split);
+        long ioTicks = server1.getOrDefault("io", 0L) - server0.getOrDefault("io", 0L);
+        System.out.printf("  event loops: %.0f%% in the kernel; per 1,000 heartbeats they blocked %.0f times"
+            + " and were preempted %.0f times%n",
+            100.0 * (server1.getOrDefault("io-sys", 0L) - server0.getOrDefault("io-sys", 0L)) / Math.max(1, ioTicks),
+            1000.0 * (server1.getOrDefault("io-blocked", 0L) - server0.getOrDefault("io-blocked", 0L))
+                / Math.max(1, okCount),
+            1000.0 * (server1.getOrDefault("io-preempted", 0L) - server0.getOrDefault("io-preempted", 0L))
+                / Math.max(1, okCount));
       }
       System.out.printf("client CPU: %.2f s (%.1f us per heartbeat)%n", clientCpu / 100.0,
           clientCpu * 10_000.0 / Math.max(1, okCount));
       System.out.printf("heartbeats: %d ok, %d non-200 or invalid in %.1f s over %d h2 connections: %.0f/s%n",
           okCount, badCount, elapsed, conns.size(), okCount / elapsed);
       System.out.println("load average before: " + load0 + " after: " + load1);
+      System.out.printf("speed probe: median %d us, max %d us = %.2fx / %.2fx the probe before the load%n",
+          probes[probes.length / 2], probes[probes.length - 1], probes[probes.length / 2] / (double) quietProbe,
+          probes[probes.length - 1] / (double) quietProbe);
       synchronized (histogram) {
         long total = 0;
         for (long v : histogram) {
@@ -505,6 +531,9 @@ public final class ControlPlaneLoad {
     }
     measuring.set(2);
     Thread.sleep(500);
+    if (probe.sink() == 42) {
+      System.out.println();
+    }
   }
 
   /** The 1, 5 and 15 minute load averages from /proc/loadavg. */
@@ -537,6 +566,18 @@ public final class ControlPlaneLoad {
           String kind = name.startsWith("ql3cp-io") ? "io" : name.contains("CompilerThre") ? "jit"
               : name.startsWith("VM Thread") || name.startsWith("GC") ? "gc+vm" : "other";
           out.merge(kind, ticks, Long::sum);
+          if (kind.equals("io")) {
+            // How the event loops spent it: kernel ticks, and how often they blocked (epoll_wait with
+            // nothing to do) or were preempted: requests per wake-up decide much of the cost per request.
+            out.merge("io-sys", Long.parseLong(f[12]), Long::sum);
+            for (String line : Files.readAllLines(t.resolve("status"))) {
+              if (line.startsWith("voluntary_ctxt_switches:")) {
+                out.merge("io-blocked", Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
+              } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
+                out.merge("io-preempted", Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
+              }
+            }
+          }
         } catch (Exception e) {
           // the thread ended meanwhile
         }

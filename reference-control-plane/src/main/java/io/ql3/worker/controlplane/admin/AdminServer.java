@@ -8,9 +8,9 @@ import io.netty.channel.ChannelFutureListener;
 import io.netty.channel.ChannelHandlerContext;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.SimpleChannelInboundHandler;
 import io.netty.channel.socket.SocketChannel;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.DefaultFullHttpResponse;
 import io.netty.handler.codec.http.FullHttpRequest;
 import io.netty.handler.codec.http.FullHttpResponse;
@@ -34,12 +34,13 @@ public final class AdminServer {
     this.channel = channel;
   }
 
-  public static AdminServer bind(EventLoopGroup boss, EventLoopGroup workers, int port, AdminApi api)
+  public static AdminServer bind(EventLoopGroup boss, EventLoopGroup workers,
+      Class<? extends ServerChannel> channelType, int port, AdminApi api)
       throws InterruptedException {
     InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
     Channel ch = new ServerBootstrap()
         .group(boss, workers)
-        .channel(NioServerSocketChannel.class)
+        .channel(channelType)
         .childHandler(new ChannelInitializer<SocketChannel>() {
           @Override
           protected void initChannel(SocketChannel c) {

@@ -8,7 +8,10 @@ import io.netty.handler.codec.http.HttpHeaderNames;
 import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http2.AbstractHttp2ConnectionHandlerBuilder;
+import io.netty.handler.codec.http2.DefaultHttp2Connection;
 import io.netty.handler.codec.http2.DefaultHttp2Headers;
+import io.netty.handler.codec.http2.DefaultHttp2RemoteFlowController;
+import io.netty.handler.codec.http2.Http2Connection;
 import io.netty.handler.codec.http2.Http2ConnectionAdapter;
 import io.netty.handler.codec.http2.Http2ConnectionDecoder;
 import io.netty.handler.codec.http2.Http2ConnectionEncoder;
@@ -19,6 +22,7 @@ import io.netty.handler.codec.http2.Http2FrameListener;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2Stream;
+import io.netty.handler.codec.http2.UniformStreamByteDistributor;
 import io.netty.util.AsciiString;
 import io.netty.util.collection.IntObjectHashMap;
 import io.netty.util.collection.IntObjectMap;
@@ -69,7 +73,12 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
     Builder(IngressContext ctx, ConnectionRegistry.Conn conn) {
       this.ctx = ctx;
       this.conn = conn;
-      server(true);
+      // Every stream carries one small answer and agents send no priorities: a uniform distributor saves
+      // the weighted priority-tree bookkeeping the default one does for every stream opened and closed.
+      Http2Connection connection = new DefaultHttp2Connection(true);
+      connection.remote().flowController(
+          new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
+      connection(connection);
       validateHeaders(true);
       initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS));
     }

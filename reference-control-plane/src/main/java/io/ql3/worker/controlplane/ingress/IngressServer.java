@@ -4,7 +4,7 @@ import io.netty.bootstrap.ServerBootstrap;
 import io.netty.channel.Channel;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
-import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.channel.ServerChannel;
 import io.netty.handler.ssl.SslContext;
 import io.ql3.worker.controlplane.state.Auditor;
 import io.ql3.worker.controlplane.state.ControlPlane;
@@ -20,7 +20,8 @@ public final class IngressServer {
     this.channel = channel;
   }
 
-  public static IngressServer bind(EventLoopGroup boss, EventLoopGroup workers, InetSocketAddress address,
+  public static IngressServer bind(EventLoopGroup boss, EventLoopGroup workers,
+      Class<? extends ServerChannel> channelType, InetSocketAddress address,
       SslContext ssl, ControlPlane controlPlane, ContractWire wire, TokenStore tokens, FaultPlan faults,
       ConnectionRegistry connections, RequestStats stats, Auditor auditor, EventLog log, boolean verbose)
       throws InterruptedException {
@@ -28,7 +29,7 @@ public final class IngressServer {
         verbose);
     Channel ch = new ServerBootstrap()
         .group(boss, workers)
-        .channel(NioServerSocketChannel.class)
+        .channel(channelType)
         .option(ChannelOption.SO_BACKLOG, 2048)
         .childOption(ChannelOption.TCP_NODELAY, true)
         .childHandler(new IngressInitializer(ssl, ctx))
