@@ -435,8 +435,9 @@ public final class ControlPlaneLoad {
   private void heartbeats(int workers, int seconds, int warmup, int windows) throws Exception {
     SpeedProbe probe = new SpeedProbe();
     probe.median(50); // JIT
-    long quietProbe = probe.median(21);
-    System.out.println("speed probe before the load: " + quietProbe + " us");
+    long[] quietProbe = probe.median(21);
+    System.out.println("speed probe before the load: arithmetic " + quietProbe[0] + " us, memory walk "
+        + quietProbe[1] + " us");
     List<Conn> conns = connectAll(workers);
     System.out.println("connected " + conns.size() + " workers (" + transport.wireName() + ")");
     LongAdder ok = new LongAdder();
@@ -464,16 +465,19 @@ public final class ControlPlaneLoad {
       long bad0 = bad.sum();
       long t0 = System.nanoTime();
       // One probe per second (a few ms of CPU): how fast the cores ran during this window.
-      long[] probes = new long[seconds];
+      long[] aluProbes = new long[seconds];
+      long[] memoryProbes = new long[seconds];
       for (int i = 0; i < seconds; i++) {
         long due = t0 + (i + 1) * 1_000_000_000L;
-        probes[i] = probe.once();
+        aluProbes[i] = probe.alu();
+        memoryProbes[i] = probe.memory();
         long left = due - System.nanoTime();
         if (left > 0) {
           Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
         }
       }
-      Arrays.sort(probes);
+      Arrays.sort(aluProbes);
+      Arrays.sort(memoryProbes);
       long okCount = ok.sum() - ok0;
       long badCount = bad.sum() - bad0;
       double elapsed = (System.nanoTime() - t0) / 1e9;
@@ -508,9 +512,9 @@ public final class ControlPlaneLoad {
       System.out.printf("heartbeats: %d ok, %d non-200 or invalid in %.1f s over %d h2 connections: %.0f/s%n",
           okCount, badCount, elapsed, conns.size(), okCount / elapsed);
       System.out.println("load average before: " + load0 + " after: " + load1);
-      System.out.printf("speed probe: median %d us, max %d us = %.2fx / %.2fx the probe before the load%n",
-          probes[probes.length / 2], probes[probes.length - 1], probes[probes.length / 2] / (double) quietProbe,
-          probes[probes.length - 1] / (double) quietProbe);
+      System.out.printf("speed probe (median of one a second, vs before the load): arithmetic %d us = %.2fx,"
+          + " memory walk %d us = %.2fx%n", aluProbes[seconds / 2], aluProbes[seconds / 2] / (double) quietProbe[0],
+          memoryProbes[seconds / 2], memoryProbes[seconds / 2] / (double) quietProbe[1]);
       synchronized (histogram) {
         long total = 0;
         for (long v : histogram) {
