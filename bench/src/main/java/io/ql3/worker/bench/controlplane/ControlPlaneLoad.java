@@ -437,7 +437,7 @@ public final class ControlPlaneLoad {
     probe.median(50); // JIT
     long[] quietProbe = probe.median(21);
     System.out.println("speed probe before the load: arithmetic " + quietProbe[0] + " us, memory walk "
-        + quietProbe[1] + " us");
+        + quietProbe[1] + " us, sha-256 " + quietProbe[2] + " us");
     List<Conn> conns = connectAll(workers);
     System.out.println("connected " + conns.size() + " workers (" + transport.wireName() + ")");
     LongAdder ok = new LongAdder();
@@ -465,19 +465,21 @@ public final class ControlPlaneLoad {
       long bad0 = bad.sum();
       long t0 = System.nanoTime();
       // One probe per second (a few ms of CPU): how fast the cores ran during this window.
-      long[] aluProbes = new long[seconds];
-      long[] memoryProbes = new long[seconds];
+      long[][] probes = new long[3][seconds];
       for (int i = 0; i < seconds; i++) {
         long due = t0 + (i + 1) * 1_000_000_000L;
-        aluProbes[i] = probe.alu();
-        memoryProbes[i] = probe.memory();
+        long[] p = probe.once();
+        for (int k = 0; k < 3; k++) {
+          probes[k][i] = p[k];
+        }
         long left = due - System.nanoTime();
         if (left > 0) {
           Thread.sleep(left / 1_000_000, (int) (left % 1_000_000));
         }
       }
-      Arrays.sort(aluProbes);
-      Arrays.sort(memoryProbes);
+      for (long[] p : probes) {
+        Arrays.sort(p);
+      }
       long okCount = ok.sum() - ok0;
       long badCount = bad.sum() - bad0;
       double elapsed = (System.nanoTime() - t0) / 1e9;
@@ -513,8 +515,10 @@ public final class ControlPlaneLoad {
           okCount, badCount, elapsed, conns.size(), okCount / elapsed);
       System.out.println("load average before: " + load0 + " after: " + load1);
       System.out.printf("speed probe (median of one a second, vs before the load): arithmetic %d us = %.2fx,"
-          + " memory walk %d us = %.2fx%n", aluProbes[seconds / 2], aluProbes[seconds / 2] / (double) quietProbe[0],
-          memoryProbes[seconds / 2], memoryProbes[seconds / 2] / (double) quietProbe[1]);
+          + " memory walk %d us = %.2fx, sha-256 %d us = %.2fx%n",
+          probes[0][seconds / 2], probes[0][seconds / 2] / (double) quietProbe[0],
+          probes[1][seconds / 2], probes[1][seconds / 2] / (double) quietProbe[1],
+          probes[2][seconds / 2], probes[2][seconds / 2] / (double) quietProbe[2]);
       synchronized (histogram) {
         long total = 0;
         for (long v : histogram) {

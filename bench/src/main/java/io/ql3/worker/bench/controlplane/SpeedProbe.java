@@ -2,15 +2,18 @@ package io.ql3.worker.bench.controlplane;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.Arrays;
 import java.util.Random;
 
 /**
- * How fast this machine runs right now. Two fixed loops are timed in thread CPU time, so waiting for a core
- * does not count, but a slower core does: an arithmetic loop (no memory traffic: a busy hyperthread sibling,
- * a slower clock) and a dependent random walk over 8 MiB (cache and memory contention from a neighbour on the
- * host, which the arithmetic loop does not see). On the shared 2-core machines here both were seen to vary
- * from minute to minute; a benchmark window is only comparable to another if these are.
+ * How fast this machine runs right now. Three fixed loops are timed in thread CPU time, so waiting for a core
+ * does not count, but a slower core does: a latency-bound arithmetic chain (clock speed), a dependent random
+ * walk over 8 MiB (cache and memory contention), and SHA-256 over 64 KiB (throughput-bound, many instructions
+ * per cycle, like TLS and HTTP/2 code: it slows down when a hyperthread sibling on the host is busy, which the
+ * first two barely notice). On the shared 2-core machines here whole runs were seen to cost 1.5x more CPU per
+ * request in both processes at once; a benchmark window is only comparable to another if these agree.
  */
 final class SpeedProbe {
   private static final int ALU_ITERATIONS = 2_000_000;
@@ -19,10 +22,17 @@ final class SpeedProbe {
 
   /** One random cycle through all slots (Sattolo's shuffle): every step is a dependent cache miss. */
   private final int[] next = new int[2 * 1024 * 1024];
+  private final byte[] block = new byte[64 * 1024];
+  private final MessageDigest sha256;
   private long sink;
   private int at;
 
   SpeedProbe() {
+    try {
+      sha256 = MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException(e);
+    }
     for (int i = 0; i < next.length; i++) {
       next[i] = i;
     }
@@ -59,17 +69,35 @@ final class SpeedProbe {
     return (THREADS.getCurrentThreadCpuTime() - t0) / 1_000;
   }
 
-  /** Medians of {@code n} runs of each loop: {alu, memory}, thread CPU microseconds. */
-  long[] median(int n) {
-    long[] a = new long[n];
-    long[] m = new long[n];
-    for (int i = 0; i < n; i++) {
-      a[i] = alu();
-      m[i] = memory();
+  /** Thread CPU microseconds of SHA-256 over 64 KiB, 8 times. */
+  long hash() {
+    long t0 = THREADS.getCurrentThreadCpuTime();
+    for (int i = 0; i < 8; i++) {
+      sha256.update(block);
+      block[i] ^= sha256.digest()[0];
     }
-    Arrays.sort(a);
-    Arrays.sort(m);
-    return new long[] {a[n / 2], m[n / 2]};
+    return (THREADS.getCurrentThreadCpuTime() - t0) / 1_000;
+  }
+
+  /** Medians of {@code n} runs of each loop: {alu, memory, hash}, thread CPU microseconds. */
+  long[] median(int n) {
+    long[][] v = new long[3][n];
+    for (int i = 0; i < n; i++) {
+      v[0][i] = alu();
+      v[1][i] = memory();
+      v[2][i] = hash();
+    }
+    long[] out = new long[3];
+    for (int k = 0; k < 3; k++) {
+      Arrays.sort(v[k]);
+      out[k] = v[k][n / 2];
+    }
+    return out;
+  }
+
+  /** One of each loop: {alu, memory, hash}. */
+  long[] once() {
+    return new long[] {alu(), memory(), hash()};
   }
 
   /** Keeps the loops' results observable so the JIT cannot drop them. */
