@@ -11,7 +11,11 @@
 # a fixed loop, once a second) that shows whether the cores ran at their usual speed: on these
 # shared machines the same loop was seen to take up to 1.7x longer from one minute to the next.
 #
-# Usage: bench/scripts/control-plane-load.sh [--workers 200] [--seconds 20] [--windows 3]
+# --mode longpoll instead: every worker (default 1,000) parks one pull (waitMs 60000); the client checks
+# that the server holds them all (admin API parkedPulls), submits one run per worker, and reports when
+# every parked pull has been answered with its offer.
+#
+# Usage: bench/scripts/control-plane-load.sh [--mode heartbeat|longpoll] [--workers 200] [--seconds 20] [--windows 3]
 #   [--warmup 60] [--io-threads 2] [--client-threads 1] [--transport auto|epoll|nio]
 #   [--pin] (server on CPU 0, client on CPU 1: the server gets exactly one core)
 # JAVA_HOME selects the JDK for both processes (scripts/lib.sh). KEEP=1 keeps the work directory.
@@ -19,9 +23,10 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-workers=200; seconds=20; windows=3; warmup=60; io=2; client=1; transport=auto; pin=
+mode=heartbeat; workers=; seconds=20; windows=3; warmup=60; io=2; client=1; transport=auto; pin=
 while [ $# -gt 0 ]; do
   case "$1" in
+    --mode) mode=$2; shift 2 ;;
     --workers) workers=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
     --windows) windows=$2; shift 2 ;;
@@ -33,6 +38,11 @@ while [ $# -gt 0 ]; do
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
+case "$mode" in
+  heartbeat) workers=${workers:-200}; heap=1g ;;
+  longpoll) workers=${workers:-1000}; heap=1500m ;;
+  *) die "--mode must be heartbeat or longpoll, not '$mode'" ;;
+esac
 select_jdk
 [ -f bench/target/bench-0.1.0-SNAPSHOT.jar ] || die "no bench build: run mvn -B -q -DskipTests package"
 spin=; cpin=
@@ -56,9 +66,10 @@ $spin bin/ql3-control-plane serve --pki "$work/pki" --port 0 --admin-port 0 --io
 cp_pid=$!
 await_control_plane "$cp_pid" "$work/cp.log"
 echo "java $("$JAVA_HOME/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2) ($JAVA_HOME); $(nproc) cores;" \
-  "workers $workers, io-threads $io, client threads $client, ${pin:+pinned, }$(grep -o 'transport=[a-z]*' "$work/cp.log")"
+  "$mode, workers $workers, io-threads $io, client threads $client, ${pin:+pinned, }$(grep -o 'transport=[a-z]*' "$work/cp.log")"
 echo "uptime_before $(uptime)"
-$cpin "$JAVA_HOME/bin/java" -Xmx1g --enable-native-access=ALL-UNNAMED -Dql3.load.transport="$transport" \
+$cpin "$JAVA_HOME/bin/java" -Xmx$heap --enable-native-access=ALL-UNNAMED -Dql3.load.transport="$transport" \
   -cp "bench/target/bench-0.1.0-SNAPSHOT.jar:bench/target/lib/*" io.ql3.worker.bench.controlplane.ControlPlaneLoad \
-  heartbeat "$work/pki" "${ingress##*:}" "$admin" "$workers" "$seconds" "$warmup" "$client" "$cp_pid" "$windows"
+  "$mode" "$work/pki" "${ingress##*:}" "$admin" "$workers" "$seconds" "$warmup" "$client" "$cp_pid" "$windows"
 grep -c ' violation ' "$work/cp.log" | sed 's/^/server violations logged: /'
+echo "server RSS at the end: $(awk '/^VmRSS/ {print $2 " kB"}' "/proc/$cp_pid/status" 2>/dev/null || echo unknown)"
