@@ -71,8 +71,9 @@ public final class ControlPlaneServer implements AutoCloseable {
     IngressServer in = null;
     AdminServer ad = null;
     try {
-      in = IngressServer.bind(boss, workers, transport.serverChannel(), new InetSocketAddress(config.host(), config.port()), ssl, controlPlane,
-          wire, new TokenStore(config.pkiDir()), faults, connections, stats, auditor, config.log(), config.verbose());
+      in = IngressServer.bind(boss, workers, transport.serverChannel(),
+          new InetSocketAddress(config.host(), config.port()), ssl, controlPlane, wire,
+          new TokenStore(config.pkiDir()), faults, connections, stats, auditor, config.log(), config.verbose());
       ad = AdminServer.bind(boss, workers, transport.serverChannel(), config.adminPort(),
           new AdminApi(controlPlane, faults, connections, stats, auditor));
       ok = true;
@@ -89,7 +90,8 @@ public final class ControlPlaneServer implements AutoCloseable {
     this.admin = ad;
     this.sweeper = workers.next().scheduleAtFixedRate(controlPlane::sweep, 1, 1, TimeUnit.SECONDS);
     log.event("serving", "ingress=https://" + addr(ingress.address()) + " alpn=" + config.alpn().protocols()
-        + " admin=http://" + addr(admin.address()) + " pki=" + config.pkiDir() + " transport=" + transport.wireName());
+        + " admin=http://" + addr(admin.address()) + " pki=" + config.pkiDir()
+        + " transport=" + transport.wireName());
   }
 
   private static String addr(InetSocketAddress a) {
