@@ -1,5 +1,7 @@
 package io.ql3.worker.cli;
 
+import io.ql3.worker.runtime.isolation.IsolationHost;
+import io.ql3.worker.runtime.isolation.IsolationProbe;
 import io.ql3.worker.cli.config.TomlConfigLoader;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.ContractViolation;
@@ -199,6 +201,16 @@ final class Commands implements Callable<Integer> {
         out.println("capability: ok (" + cap.toCanonicalBytes().length + " bytes, " + cap.digest() + ")");
       } catch (ExecutorConfigurationException | ContractViolation e) {
         spec.commandLine().getErr().println("capability: " + e.getMessage());
+        return WorkerAgent.EX_CONFIG;
+      }
+      IsolationProbe iso = IsolationProbe.of(c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
+      for (String line : iso.lines()) {
+        out.println("isolation: " + line);
+      }
+      if (!iso.missing().isEmpty()) {
+        for (String m : iso.missing()) {
+          spec.commandLine().getErr().println("isolation: missing: " + m);
+        }
         return WorkerAgent.EX_CONFIG;
       }
       return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : 0;

@@ -270,7 +270,7 @@ class ProcessExecutorTest {
     ProcessExecutorSettings noGroup =
         new ProcessExecutorSettings(
             Set.of(), 1 << 20, Duration.ofMillis(300), Duration.ofSeconds(5), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/usr/bin/env"), Path.of("/bin/kill"));
+            "C.UTF-8", Set.of(), Path.of("/usr/bin/env"));
     Path ready = tmp.resolve("ready-nogroup");
     CancellationSignal signal = new CancellationSignal();
     RunHandle handle =
@@ -430,7 +430,7 @@ class ProcessExecutorTest {
   void lexicalEscapesAreRefusedAgainWhenResolving() throws Exception {
     Path work = Files.createDirectories(tmp.resolve("lexical")).toRealPath();
     for (String cwd : List.of("..", "a/../../x", "/etc", "a\\b", "")) {
-      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd))
+      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd, d -> {}))
           .as("cwd %s", cwd)
           .isInstanceOf(PrepareFailedException.class)
           .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_outside_work_dir"));
@@ -498,7 +498,7 @@ class ProcessExecutorTest {
     ProcessExecutorSettings broken =
         new ProcessExecutorSettings(
             Set.of(), 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/nonexistent/setsid"), Path.of("/bin/kill"));
+            "C.UTF-8", Set.of(), Path.of("/nonexistent/setsid"));
     RunHandle handle = executor(broken).prepare(sh("true"), context("spawn-fail")).launch();
     ExecutionResult r = await(handle);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
