@@ -39,7 +39,7 @@ public final class CgroupSubtree {
 
   private CgroupSubtree(Cgroup runs, Set<String> controllers, RunLimits limits) {
     this.runs = runs;
-    this.controllers = Set.copyOf(controllers);
+    this.controllers = java.util.Collections.unmodifiableSet(new LinkedHashSet<>(controllers));
     this.limits = limits;
   }
 

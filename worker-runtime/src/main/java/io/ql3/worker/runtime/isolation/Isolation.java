@@ -291,13 +291,15 @@ public final class Isolation {
   }
 
   /**
-   * Hands a freshly created work directory to the run: group = the run group, mode 2770 (the
-   * agent keeps ownership, so it can close and remove it). No change without a user switch.
+   * Hands a freshly created work directory to the run: group = the run group, mode 0770 (the
+   * agent keeps ownership, so it can close and remove it; no setgid bit, which the unit's
+   * RestrictSUIDSGID= forbids: what the run creates gets its own group anyway). No change
+   * without a user switch.
    */
   public void openWorkDirectory(Path dir) throws IOException {
     if (account.isPresent()) {
       Files.setAttribute(dir, "unix:gid", (int) account.get().gid(), LinkOption.NOFOLLOW_LINKS);
-      Files.setAttribute(dir, "unix:mode", 02770, LinkOption.NOFOLLOW_LINKS);
+      Files.setAttribute(dir, "unix:mode", 0770, LinkOption.NOFOLLOW_LINKS);
     }
   }
 
