@@ -8,6 +8,8 @@ import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.log.EventLog;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
@@ -17,9 +19,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Resolves run isolation for {@code run} (and reports it for {@code check}): one log line saying
- * which parts are in force, a warning for each part that is not, the work root's modes set for
- * the run account.
+ * Resolves run isolation for {@code run}: one log line saying which parts are in force, a warning
+ * for each part that is not, the work root's and the journal's modes set against the run account
+ * (whatever the umask was when they were made).
  */
 public final class IsolationStartup {
 
@@ -32,6 +34,10 @@ public final class IsolationStartup {
   static Isolation open(AgentConfig config, EventLog log) throws IsolationException, IOException {
     Isolation isolation = resolve(config, IsolationHost.system());
     isolation.prepareWorkRoot(config.execution().workDir());
+    if (isolation.account().isPresent()) {
+      // Whatever the umask was when it was made: the journal is the agent's alone.
+      Files.setAttribute(config.journal().dir(), "unix:mode", 0700, LinkOption.NOFOLLOW_LINKS);
+    }
     List<Object> kv = new ArrayList<>();
     for (Map.Entry<String, String> e : isolation.describe().entrySet()) {
       if (!e.getKey().endsWith("_inactive")) {

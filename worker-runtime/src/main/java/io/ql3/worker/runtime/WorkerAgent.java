@@ -128,6 +128,7 @@ public final class WorkerAgent {
   private final AgentMetrics metrics = new AgentMetrics();
   private final RunUsageBook usage = new RunUsageBook(metrics);
   private Isolation isolation;
+  private String isolationSummary;
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
   private boolean runsCancelled;
@@ -233,6 +234,7 @@ public final class WorkerAgent {
       return EX_CONFIG;
     }
     metrics.isolation(isolation.parts());
+    isolationSummary = isolation.summary();
 
     // 4. Executors (the process executor starts runs under the isolation) and the capability.
     ExecutorRegistry executors;
@@ -482,7 +484,8 @@ public final class WorkerAgent {
         session.state().name().toLowerCase(java.util.Locale.ROOT), session.leaseRemaining(now).toMillis(),
         session.heartbeatIntervalMs(), capacity.availableSlots(), capacity.maxConcurrentRuns(),
         capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT), runs.active(), runs.pendingCompletions(),
-        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem());
+        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem(),
+        isolationSummary);
     if (statusFile != null) {
       try {
         statusFile.write(snap);

@@ -249,6 +249,17 @@ public final class Isolation {
     return p;
   }
 
+  /** {@link #describe()} on one line, without the reasons ({@code status}). */
+  public String summary() {
+    StringBuilder b = new StringBuilder();
+    describe().forEach((k, v) -> {
+      if (!k.endsWith("_inactive")) {
+        b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v.replace(' ', '_'));
+      }
+    });
+    return b.toString();
+  }
+
   // ---- per run
 
   /** A new cgroup for one run attempt, or empty when runs get none. */

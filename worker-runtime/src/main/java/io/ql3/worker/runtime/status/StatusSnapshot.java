@@ -9,6 +9,7 @@ import java.time.Instant;
  * @param sessionState the coordinator's state ({@code active}, {@code draining}, {@code fenced}…)
  * @param capacityLimitedBy the oracle rule that decided the published slots
  * @param lastProblem the last problem the session saw, or empty
+ * @param isolation which run isolation parts are in force (docs/executors.md, "Isolation")
  */
 public record StatusSnapshot(
     Instant updatedAt,
@@ -30,4 +31,5 @@ public record StatusSnapshot(
     String protocol,
     int connectionsOpened,
     long certificateDaysToExpiry,
-    String lastProblem) {}
+    String lastProblem,
+    String isolation) {}
