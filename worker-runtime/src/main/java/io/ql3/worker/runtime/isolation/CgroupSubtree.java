@@ -29,7 +29,6 @@ public final class CgroupSubtree {
   private static final System.Logger LOG = System.getLogger(CgroupSubtree.class.getName());
 
   public static final String AGENT_LEAF = "ql3-agent";
-  static final Set<String> WANTED = Set.of("cpu", "memory", "pids");
   private static final long SWEEP_WAIT_NANOS = 5_000_000_000L;
 
   private final Cgroup runs;
@@ -67,28 +66,28 @@ public final class CgroupSubtree {
         }
       }
     }
-    Set<String> available = intersect(own.controllers());
-    try {
-      own.enable(available);
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "cannot enable " + available + " in " + own + " (no per-run limits): " + e.getMessage());
-    }
+    enableWanted(own);
     Cgroup runs = own.child(runsName);
     try {
       runs.create();
     } catch (IOException e) {
       throw new IOException("cannot create " + runs + ": " + e.getMessage(), e);
     }
-    Set<String> inRuns = intersect(runs.controllers());
-    try {
-      runs.enable(inRuns);
-    } catch (IOException e) {
-      LOG.log(Level.WARNING, "cannot enable " + inRuns + " in " + runs + " (no per-run limits): " + e.getMessage());
-    }
+    enableWanted(runs);
     Set<String> enabled = intersect(runs.subtreeControl());
     CgroupSubtree tree = new CgroupSubtree(runs, enabled, limits);
     tree.sweep();
     return tree;
+  }
+
+  /** Enables what this cgroup offers of cpu, memory, pids for its children; a refusal is logged. */
+  private static void enableWanted(Cgroup cg) throws IOException {
+    Set<String> wanted = intersect(cg.controllers());
+    try {
+      cg.enable(wanted);
+    } catch (IOException e) {
+      LOG.log(Level.WARNING, "cannot enable " + wanted + " in " + cg + " (no per-run limits): " + e.getMessage());
+    }
   }
 
   private static Set<String> intersect(Set<String> found) {
