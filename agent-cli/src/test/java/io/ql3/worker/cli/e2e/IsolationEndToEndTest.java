@@ -36,11 +36,13 @@ class IsolationEndToEndTest {
       Files.setAttribute(config.getParent(), "unix:mode", 0711);
       Path key = Path.of(Files.readAllLines(config).stream().filter(l -> l.startsWith("private-key"))
           .findFirst().orElseThrow().replaceAll(".*= \"(.*)\"", "$1"));
+      Path token = Path.of(Files.readAllLines(config).stream().filter(l -> l.startsWith("token"))
+          .findFirst().orElseThrow().replaceAll(".*= \"(.*)\"", "$1"));
       Path journal = config.resolveSibling("journal");
       try (InProcessAgent agent = InProcessAgent.start(config)) {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         assertThat(agent.output()).contains("event=isolation.active").contains("user_switch=nobody(65534)");
-        String probe = "id -u; cat '" + key + "' 2>&1; ls '" + journal + "' 2>&1; cat '"
+        String probe = "id -u; cat '" + key + "' 2>&1; cat '" + token + "' 2>&1; ls '" + journal + "' 2>&1; cat '"
             + config.resolveSibling("status.json") + "' 2>&1; echo x > '" + journal + "/planted' 2>&1; exit 0";
         List<String> ids = cp.submit(2, "process",
             "{\"argv\":[\"/bin/sh\",\"-c\",\"" + probe.replace("\"", "\\\"") + "\"],\"cwd\":null,\"env\":{}}");
@@ -52,9 +54,11 @@ class IsolationEndToEndTest {
           assertThat(v.completion())
               .contains("65534")
               .contains("client.key: Permission denied")
+              .contains("token: Permission denied")
               .contains("journal': Permission denied")
               .contains("status.json: Permission denied")
-              .doesNotContain("PRIVATE KEY");
+              .doesNotContain("PRIVATE KEY")
+              .doesNotContain(Files.readString(token).strip());
         }
         assertThat(journal.resolve("planted")).doesNotExist();
         assertThat(agent.shutdown(Duration.ofSeconds(60))).isZero();

@@ -114,6 +114,20 @@ class ProcessExecutorTest {
   }
 
   @Test
+  void anArgv0ThatLooksLikeAnOptionIsTheProgramNotAHelpersOption() throws Exception {
+    // setsid -f would fork and then find no program: every helper ends its options with --.
+    Path bin = Files.createDirectories(tmp.resolve("bin-dash"));
+    Path program = bin.resolve("-f");
+    Files.writeString(program, "#!/bin/sh\necho \"ran $0 $*\"\n");
+    program.toFile().setExecutable(true);
+    ProcessSpec spec = new ProcessSpec(List.of("-f", "-x"), null, Map.of());
+    ExecutionResult r =
+        run(executor(ProcessExecutorSettings.defaults().withPath(bin.toString())), spec, context("dash-f"));
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(r.outputTail()).isEqualTo("ran " + program + " -x\n");
+  }
+
+  @Test
   void programRunsWithoutAShellAndArgumentsArriveVerbatim() throws Exception {
     ProcessSpec spec = new ProcessSpec(List.of("printf", "%s|", "$HOME", "a b", "*", "`id`"), null, Map.of());
     ExecutionResult r = run(executor(), spec, context("argv-1"));
