@@ -3,6 +3,7 @@ package io.ql3.worker.runtime.exec;
 import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.ProcessSpec;
 import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.IsolationHost;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -52,11 +53,13 @@ final class ProcessExecutor implements Executor {
 
   /** Checks that this host can run processes the way this executor does. */
   static void checkHost(ProcessExecutorSettings settings) throws ExecutorConfigurationException {
-    Path tool = settings.setsid();
-    if (!Files.isRegularFile(tool) || !Files.isExecutable(tool)) {
-      throw new ExecutorConfigurationException(
-          "the process executor needs " + tool + " (util-linux setsid), which is missing or not"
-              + " executable");
+    IsolationHost host = IsolationHost.system();
+    for (Path tool : List.of(settings.setsid(), host.setpriv(), host.env())) {
+      if (!Files.isRegularFile(tool) || !Files.isExecutable(tool)) {
+        throw new ExecutorConfigurationException(
+            "the process executor needs " + tool + " (util-linux setsid and setpriv, coreutils env),"
+                + " which is missing or not executable");
+      }
     }
   }
 
@@ -84,6 +87,15 @@ final class ProcessExecutor implements Executor {
       throw new IllegalArgumentException("prepare called with a spec validate() refuses");
     }
     ProcessSpec process = (ProcessSpec) spec;
+    try {
+      return prepareIn(process, context);
+    } catch (PrepareFailedException | RuntimeException e) {
+      isolation.closeWorkDirectory(context.workDirectory()); // the run account gets nothing back
+      throw e;
+    }
+  }
+
+  private PreparedRun prepareIn(ProcessSpec process, ExecutionContext context) throws PrepareFailedException {
     Path workReal;
     try {
       Path dir = context.workDirectory();
@@ -103,15 +115,20 @@ final class ProcessExecutor implements Executor {
     Map<String, String> env =
         ChildEnvironment.build(settings, agentEnvironment, process.env(), context, workReal);
     CommandLookup.check(process.argv().get(0), cwd, env.get("PATH"));
+    String badName = Isolation.checkProgramName(process.argv().get(0));
+    if (badName != null) {
+      throw new PrepareFailedException(Failures.permanent("command_name_unsupported", badName));
+    }
 
-    // The command (entry helper, setsid, user switch, argv) is set at launch, with the cgroup.
+    // The command (entry helper, setsid, setpriv, env, argv) is set at launch, with the cgroup.
+    // The helpers get a fixed environment: the run's own starts at its program (Isolation).
     ProcessBuilder builder =
         new ProcessBuilder(process.argv())
             .directory(cwd.toFile())
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().clear();
-    builder.environment().putAll(env);
+    builder.environment().putAll(Isolation.HELPER_ENVIRONMENT);
 
     RotatingLog log;
     try {
@@ -122,6 +139,6 @@ final class ProcessExecutor implements Executor {
               "prepare_failed", "cannot create output log " + context.outputLog() + ": " + e),
           e);
     }
-    return new ProcessRun(context, settings, isolation, observer, process.argv(), builder, log);
+    return new ProcessRun(context, settings, isolation, observer, process.argv(), env, builder, log);
   }
 }

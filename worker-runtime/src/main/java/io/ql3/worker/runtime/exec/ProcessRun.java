@@ -60,6 +60,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
   private final Isolation isolation;
   private final RunObserver observer;
   private final List<String> argv;
+  private final Map<String, String> runEnvironment;
   private final ProcessBuilder builder;
   private final RotatingLog log;
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
@@ -89,6 +90,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       Isolation isolation,
       RunObserver observer,
       List<String> argv,
+      Map<String, String> runEnvironment,
       ProcessBuilder builder,
       RotatingLog log) {
     this.context = context;
@@ -96,6 +98,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
     this.isolation = isolation;
     this.observer = observer;
     this.argv = List.copyOf(argv);
+    this.runEnvironment = new java.util.TreeMap<>(runEnvironment);
     this.builder = builder;
     this.log = log;
   }
@@ -140,7 +143,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       }
       Process p;
       try {
-        p = builder.command(isolation.command(cgroup, settings.setsid(), argv)).start();
+        p = builder.command(isolation.command(cgroup, settings.setsid(), argv, runEnvironment)).start();
       } catch (IOException | RuntimeException e) {
         cgroup.ifPresent(RunCgroup::remove);
         failLaunch("spawn_failed", "cannot start the process: " + e.getMessage());
@@ -187,6 +190,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       move(State.DISCARDED);
     }
     closeLog();
+    isolation.closeWorkDirectory(context.workDirectory());
   }
 
   // ---- RunHandle
@@ -376,7 +380,9 @@ final class ProcessRun implements PreparedRun, RunHandle {
       RunProcesses all = processes;
       if (all != null) {
         all.kill();
+        all.release(); // removes the cgroup when it is empty already; else the next start's sweep does
       }
+      isolation.closeWorkDirectory(context.workDirectory());
       OutputCapture c = capture;
       if (c != null) {
         c.detach();

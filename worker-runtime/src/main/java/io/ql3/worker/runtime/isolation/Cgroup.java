@@ -18,7 +18,8 @@ import java.util.Set;
 /**
  * One cgroup v2 directory and the interface files this agent uses. Plain file operations: the
  * same code runs against the kernel's cgroupfs and against a directory of ordinary files in
- * tests. Every write is one {@code write(2)} of the whole value, as cgroupfs requires.
+ * tests. Every write is one {@code write(2)} of the whole value, as cgroupfs requires (opened with
+ * O_TRUNC like a shell redirection, which cgroupfs ignores and a plain file needs).
  */
 public final class Cgroup {
 
@@ -140,6 +141,7 @@ public final class Cgroup {
   public void write(String file, String value) throws IOException {
     try (FileChannel ch =
         FileChannel.open(dir.resolve(file), StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+            StandardOpenOption.TRUNCATE_EXISTING,
             LinkOption.NOFOLLOW_LINKS)) {
       ByteBuffer buf = ByteBuffer.wrap(value.getBytes(StandardCharsets.US_ASCII));
       int written = ch.write(buf);

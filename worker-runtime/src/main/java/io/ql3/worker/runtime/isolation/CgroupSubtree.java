@@ -29,6 +29,8 @@ public final class CgroupSubtree {
   private static final System.Logger LOG = System.getLogger(CgroupSubtree.class.getName());
 
   public static final String AGENT_LEAF = "ql3-agent";
+  /** Tasks kept for the agent out of its own cgroup's pids.max. */
+  static final long AGENT_TASK_RESERVE = 256;
   private static final long SWEEP_WAIT_NANOS = 5_000_000_000L;
 
   private final Cgroup runs;
@@ -74,10 +76,34 @@ public final class CgroupSubtree {
       throw new IOException("cannot create " + runs + ": " + e.getMessage(), e);
     }
     enableWanted(runs);
+    reserveAgentTasks(own, runs);
     Set<String> enabled = intersect(runs.subtreeControl());
     CgroupSubtree tree = new CgroupSubtree(runs, enabled, limits);
     tree.sweep();
     return tree;
+  }
+
+  /**
+   * Keeps tasks for the agent itself: all runs together get the agent's own task limit (systemd:
+   * the unit's TasksMax=) less {@link #AGENT_TASK_RESERVE}, so fork bombs in every slot at once
+   * cannot starve the agent of threads.
+   */
+  private static void reserveAgentTasks(Cgroup own, Cgroup runs) {
+    try {
+      if (!runs.controllers().contains("pids")) {
+        return;
+      }
+    } catch (IOException e) {
+      return;
+    }
+    java.util.OptionalLong max = own.single("pids.max");
+    if (max.isPresent() && max.getAsLong() > 2 * AGENT_TASK_RESERVE) {
+      try {
+        runs.write("pids.max", Long.toString(max.getAsLong() - AGENT_TASK_RESERVE));
+      } catch (IOException e) {
+        LOG.log(Level.WARNING, "cannot limit the tasks of all runs in " + runs + ": " + e.getMessage());
+      }
+    }
   }
 
   /** Enables what this cgroup offers of cpu, memory, pids for its children; a refusal is logged. */
@@ -122,6 +148,9 @@ public final class CgroupSubtree {
         cg.write("memory.max", limits.memoryMaxValue());
         // Kill the whole run, not one of its processes, when it hits its limit.
         cg.write("memory.oom.group", "1");
+        if (limits.memoryMaxBytes().isPresent() && java.nio.file.Files.exists(cg.dir().resolve("memory.swap.max"))) {
+          cg.write("memory.swap.max", "0"); // a hog is stopped by its limit, not swapped out
+        }
       }
       if (controllers.contains("pids")) {
         cg.write("pids.max", limits.pidsMaxValue());

@@ -19,15 +19,21 @@ import java.util.OptionalLong;
  *
  * <p>A run is launched as {@code sh -c 'umask 007; echo $$ >PROCS; exec "$@"'} (its own cgroup
  * before any of its code runs) {@code setsid --} (its own session and process group)
- * {@code setpriv --reuid --regid --clear-groups --inh-caps=-all --ambient-caps=-all
- * --bounding-set=-all --no-new-privs --} (the run account, no capability, no way to gain one)
- * then the run's argv. Every helper ends its options with {@code --}.
+ * {@code setpriv [--reuid --regid --clear-groups] --inh-caps=-all --ambient-caps=-all
+ * --bounding-set=-all --no-new-privs --} (the run account; no capability and no way to gain one,
+ * also when runs keep the agent's user) {@code env -i NAME=VALUE… } then the run's argv. Every
+ * helper ends its options with {@code --} ({@code env} takes assignments up to the program, so
+ * argv[0] must not contain {@code =}). The helpers run with {@link #HELPER_ENVIRONMENT} only: the
+ * run's own environment ({@code LD_PRELOAD}, {@code SHELLOPTS}…) exists only from the final
+ * {@code execve} on, after every capability is gone.
  */
 public final class Isolation {
 
-  private static final List<String> SETPRIV_FLAGS =
-      List.of("--clear-groups", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all",
-          "--no-new-privs");
+  /** The whole environment of the helpers that run before the run's own program. */
+  public static final Map<String, String> HELPER_ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin", "LANG", "C");
+
+  private static final List<String> DROP_PRIVILEGES =
+      List.of("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs");
   private static final String ENTRY_WITH_CGROUP =
       "umask 007; echo $$ >\"$0\" || { echo \"ql3-worker: cannot enter the run's cgroup $0\" >&2; exit 125; };"
           + " exec \"$@\"";
@@ -39,22 +45,24 @@ public final class Isolation {
   private final Map<String, String> inactive; // part -> why not active
   private final Path setpriv;
   private final Path shell;
+  private final Path env;
 
   private Isolation(IsolationMode mode, Optional<RunAccount> account, Optional<CgroupSubtree> cgroups,
-      Map<String, String> inactive, Path setpriv, Path shell) {
+      Map<String, String> inactive, IsolationHost host) {
     this.mode = mode;
     this.account = account;
     this.cgroups = cgroups;
     this.inactive = Map.copyOf(inactive);
-    this.setpriv = setpriv;
-    this.shell = shell;
+    this.setpriv = host.setpriv();
+    this.shell = host.shell();
+    this.env = host.env();
   }
 
   /** Same-user execution, no cgroup ({@code isolation = "none"}, and executor unit tests). */
   public static Isolation none() {
     return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(),
         Map.of("user_switch", "isolation = \"none\"", "cgroup", "isolation = \"none\""),
-        Path.of("/usr/bin/setpriv"), Path.of("/bin/sh"));
+        IsolationHost.system());
   }
 
   /**
@@ -67,8 +75,7 @@ public final class Isolation {
   public static Isolation resolve(IsolationSettings settings, IsolationHost host, Path workDir, String runsName)
       throws IsolationException {
     if (settings.mode() == IsolationMode.NONE) {
-      return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(), none().inactive,
-          host.setpriv(), host.shell());
+      return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(), none().inactive, host);
     }
     Map<String, String> inactive = new LinkedHashMap<>();
     Optional<RunAccount> account = Optional.empty();
@@ -89,7 +96,7 @@ public final class Isolation {
       inactive.forEach((part, why) -> missing.add(part + ": " + why));
       throw new IsolationException(missing);
     }
-    return new Isolation(settings.mode(), account, cgroups, inactive, host.setpriv(), host.shell());
+    return new Isolation(settings.mode(), account, cgroups, inactive, host);
   }
 
   private static Optional<RunAccount> userSwitch(IsolationSettings s, IsolationHost host, Path workDir)
@@ -271,11 +278,19 @@ public final class Isolation {
   }
 
   /**
-   * The command that starts {@code argv} isolated: entry helper, {@code setsid}, user switch,
-   * then argv verbatim.
+   * The command that starts {@code argv} with {@code runEnvironment}, isolated: entry helper,
+   * {@code setsid}, {@code setpriv}, {@code env -i}, then argv verbatim. Start it with
+   * {@link #HELPER_ENVIRONMENT} as its environment.
+   *
+   * @throws IllegalArgumentException when argv[0] contains {@code =} (env would read it as an
+   *     assignment; {@link #checkProgramName} says so at prepare)
    */
-  public List<String> command(Optional<RunCgroup> cgroup, Path setsid, List<String> argv) {
-    List<String> c = new ArrayList<>(argv.size() + 16);
+  public List<String> command(
+      Optional<RunCgroup> cgroup, Path setsid, List<String> argv, Map<String, String> runEnvironment) {
+    if (checkProgramName(argv.get(0)) != null) {
+      throw new IllegalArgumentException(checkProgramName(argv.get(0)));
+    }
+    List<String> c = new ArrayList<>(argv.size() + runEnvironment.size() + 16);
     if (cgroup.isPresent()) {
       c.add(shell.toString());
       c.add("-c");
@@ -289,16 +304,29 @@ public final class Isolation {
     }
     c.add(setsid.toString());
     c.add("--");
+    c.add(setpriv.toString());
     if (account.isPresent()) {
       RunAccount a = account.get();
-      c.add(setpriv.toString());
       c.add("--reuid=" + a.uid());
       c.add("--regid=" + a.gid());
-      c.addAll(SETPRIV_FLAGS);
-      c.add("--");
+      c.add("--clear-groups");
+    }
+    c.addAll(DROP_PRIVILEGES);
+    c.add("--");
+    c.add(env.toString());
+    c.add("-i");
+    for (Map.Entry<String, String> e : runEnvironment.entrySet()) {
+      c.add(e.getKey() + "=" + e.getValue());
     }
     c.addAll(argv);
     return c;
+  }
+
+  /** Why this argv[0] cannot be started through {@code env}, or null when it can. */
+  public static String checkProgramName(String argv0) {
+    return argv0.indexOf('=') >= 0
+        ? "argv[0] '" + argv0 + "' contains '=', which env(1) would read as an assignment"
+        : null;
   }
 
   /**

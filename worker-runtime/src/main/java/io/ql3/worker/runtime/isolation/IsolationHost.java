@@ -11,6 +11,7 @@ import java.nio.file.Path;
  * @param selfPid the agent's pid
  * @param setpriv util-linux {@code setpriv}, which switches a run to its account
  * @param shell the POSIX shell of the cgroup entry helper
+ * @param env coreutils {@code env}, which gives the run its own environment after setpriv
  * @param accounts name service lookups
  */
 public record IsolationHost(
@@ -20,6 +21,7 @@ public record IsolationHost(
     long selfPid,
     Path setpriv,
     Path shell,
+    Path env,
     AccountLookup accounts) {
 
   /** This process on this host. */
@@ -31,6 +33,7 @@ public record IsolationHost(
         ProcessHandle.current().pid(),
         Path.of("/usr/bin/setpriv"),
         Path.of("/bin/sh"),
+        Path.of("/usr/bin/env"),
         AccountLookup.system());
   }
 }

@@ -109,7 +109,7 @@ class RunIsolationTest {
 
   private static final String PROBE =
       "id -u; cat \"$SECRET\" 2>&1; echo x > \"$STATE/planted\" 2>&1; kill -0 \"$AGENT\" 2>&1;"
-          + " cat /proc/self/status | grep -E '^(CapEff|CapBnd|NoNewPrivs)'; exit 0";
+          + " cat /proc/self/status | grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs)'; exit 0";
 
   @Test
   void aRunCannotReadTheAgentsFilesWriteItsDirectoriesOrSignalIt() throws Exception {
@@ -128,8 +128,11 @@ class RunIsolationTest {
         .contains("client.key: Permission denied")
         .contains("planted: Permission denied")
         .containsPattern("kill: .*(Operation not permitted|No such process)|Operation not permitted")
+        .contains("CapInh:\t0000000000000000")
+        .contains("CapPrm:\t0000000000000000")
         .contains("CapEff:\t0000000000000000")
         .contains("CapBnd:\t0000000000000000")
+        .contains("CapAmb:\t0000000000000000")
         .contains("NoNewPrivs:\t1")
         .doesNotContain("not for runs");
     assertThat(state.resolve("planted")).doesNotExist();
@@ -144,6 +147,27 @@ class RunIsolationTest {
                 new CancellationSignal()))
             .launch());
     assertThat(r.outputTail()).startsWith("0\n").contains("not for runs");
+    // Same user, but never the agent's capabilities: a non-root agent's ambient set would let a
+    // run setuid(0).
+    assertThat(r.outputTail())
+        .contains("CapEff:\t0000000000000000")
+        .contains("CapAmb:\t0000000000000000")
+        .contains("NoNewPrivs:\t1");
+  }
+
+  @Test
+  void theRunsEnvironmentReachesOnlyItsOwnProgramNotTheHelpersBeforeIt() throws Exception {
+    // The loader reports an LD_PRELOAD it cannot load once per dynamically linked execve that sees
+    // it: the entry shell, setsid and setpriv run with the agent's capabilities and must not.
+    Isolation iso = isolation(IsolationMode.AUTO);
+    ExecutionResult r =
+        await(executor(iso, ProcessExecutorSettings.defaults())
+            .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "exit 0"), null,
+                Map.of("LD_PRELOAD", "/nonexistent-ql3-preload.so")), context("preload-1", Duration.ofMinutes(1),
+                new CancellationSignal()))
+            .launch());
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(r.outputTail().split("nonexistent-ql3-preload.so", -1)).as(r.outputTail()).hasSize(2);
   }
 
   @Test
@@ -254,7 +278,11 @@ class RunIsolationTest {
             .prepare(sh("bomb() { bomb | bomb & }; bomb; sleep 2; exit 0", Map.of()),
                 context("bomb-1", Duration.ofSeconds(20), signal))
             .launch();
+    Path cg = iso.cgroups().get().runsCgroup().children().get(0).dir();
     await(h);
+    assertThat(Files.exists(cg) ? 1 : 0).as("run cgroup removed").isZero();
+    // The agent (this JVM) still starts threads and processes after the bomb.
+    assertThat(new ProcessBuilder("true").start().waitFor()).isZero();
     assertThat(iso.cgroups().get().runsCgroup().children()).isEmpty();
   }
 }

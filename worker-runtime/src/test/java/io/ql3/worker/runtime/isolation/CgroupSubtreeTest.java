@@ -33,8 +33,10 @@ class CgroupSubtreeTest {
   void theAgentLeavesItsUnitCgroupAndRunsGetTheConfiguredLimits() throws Exception {
     Path mount = fakeCgroup(fs.resolve("cg"), "cpu io memory pids", "");
     Path unit = fakeCgroup(mount.resolve("system.slice/ql3-worker@edge.service"), "cpu memory pids", "");
-    // What the kernel shows in RUNS once the unit enabled the controllers for its children:
-    fakeCgroup(unit.resolve("ql3-runs-abcd"), "cpu memory pids", "cpu memory pids");
+    Files.writeString(unit.resolve("pids.max"), "8192\n"); // the unit's TasksMax=
+    // What the kernel shows in RUNS once the unit enabled the controllers for its children (its
+    // subtree_control starts empty: only the agent's enable step can fill it).
+    fakeCgroup(unit.resolve("ql3-runs-abcd"), "cpu memory pids", "");
     RunLimits limits = new RunLimits(OptionalLong.of(512 * RunLimits.MIB), OptionalLong.of(512), 50);
 
     CgroupSubtree tree = CgroupSubtree.open(new CgroupLocation(mount, unit), 4242, "ql3-runs-abcd", limits);
@@ -42,6 +44,7 @@ class CgroupSubtreeTest {
     assertThat(Files.readString(unit.resolve("ql3-agent/cgroup.procs"))).isEqualTo("4242");
     assertThat(Files.readString(unit.resolve("cgroup.subtree_control"))).isEqualTo("+cpu +memory +pids");
     assertThat(tree.controllers()).containsExactly("cpu", "memory", "pids");
+    assertThat(Files.readString(unit.resolve("ql3-runs-abcd/pids.max"))).as("all runs: TasksMax - 256").isEqualTo("7936");
 
     RunCgroup run = tree.newRun("run/01:x", 3);
     Path dir = run.dir();
@@ -51,6 +54,13 @@ class CgroupSubtreeTest {
     assertThat(Files.readString(dir.resolve("memory.oom.group"))).isEqualTo("1");
     assertThat(Files.readString(dir.resolve("pids.max"))).isEqualTo("512");
     assertThat(Files.readString(dir.resolve("cpu.weight"))).isEqualTo("50");
+
+    Path swappy = unit.resolve("ql3-runs-abcd/with-swap@1.2");
+    Files.createDirectories(swappy);
+    Files.writeString(swappy.resolve("memory.swap.max"), "max");
+    RunCgroup second = tree.newRun("with-swap", 1);
+    assertThat(second.dir()).isEqualTo(swappy);
+    assertThat(Files.readString(swappy.resolve("memory.swap.max"))).isEqualTo("0");
   }
 
   @Test

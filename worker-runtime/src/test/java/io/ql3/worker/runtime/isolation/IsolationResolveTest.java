@@ -45,7 +45,8 @@ class IsolationResolveTest {
         return uid(group);
       }
     };
-    return new IsolationHost(status, self, mountinfo, 1, Path.of("/bin/true"), Path.of("/bin/sh"), names);
+    return new IsolationHost(status, self, mountinfo, 1, Path.of("/bin/true"), Path.of("/bin/sh"),
+        Path.of("/usr/bin/env"), names);
   }
 
   private static IsolationSettings settings(IsolationMode mode) {
@@ -94,17 +95,28 @@ class IsolationResolveTest {
   }
 
   @Test
-  void theCommandEndsEveryHelpersOptionsBeforeTheRunsArgv() throws Exception {
-    Path status = tmp.resolve("status0");
+  void theCommandEndsEveryHelpersOptionsBeforeTheRunsArgvAndCarriesTheRunsEnvironmentToItAlone() throws Exception {
     IsolationHost h = host(0, "000001ffffffffff", Map.of("ql3-run", 999L), false);
     Files.setAttribute(tmp, "unix:mode", 0711);
     Isolation iso = Isolation.resolve(settings(IsolationMode.AUTO), h, tmp.resolve("w"), "r");
     assertThat(iso.account()).isPresent();
-    List<String> c = iso.command(java.util.Optional.empty(), Path.of("/usr/bin/setsid"), List.of("-f", "--x"));
+    List<String> c = iso.command(java.util.Optional.empty(), Path.of("/usr/bin/setsid"), List.of("-f", "--x"),
+        new java.util.TreeMap<>(Map.of("LD_PRELOAD", "/x.so", "A", "b=c")));
     assertThat(c).containsSubsequence("/usr/bin/setsid", "--", "/bin/true", "--reuid=999", "--regid=999",
         "--clear-groups", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-        "-f", "--x");
-    assertThat(c.subList(c.size() - 3, c.size())).containsExactly("--", "-f", "--x");
-    assertThat(status).doesNotExist();
+        "/usr/bin/env", "-i", "A=b=c", "LD_PRELOAD=/x.so", "-f", "--x");
+    assertThat(c.subList(c.size() - 2, c.size())).containsExactly("-f", "--x");
+    assertThat(Isolation.HELPER_ENVIRONMENT).containsOnlyKeys("PATH", "LANG");
+  }
+
+  @Test
+  void withoutARunAccountPrivilegesAreStillDroppedBeforeTheRun() throws Exception {
+    IsolationHost h = host(998, "00000000000001e0", Map.of(), false);
+    Isolation iso = Isolation.resolve(settings(IsolationMode.AUTO), h, tmp.resolve("w"), "r");
+    List<String> c = iso.command(java.util.Optional.empty(), Path.of("/usr/bin/setsid"), List.of("prog"), Map.of());
+    assertThat(c).containsExactly("/usr/bin/setsid", "--", "/bin/true", "--inh-caps=-all", "--ambient-caps=-all",
+        "--bounding-set=-all", "--no-new-privs", "--", "/usr/bin/env", "-i", "prog");
+    assertThatThrownBy(() -> iso.command(java.util.Optional.empty(), Path.of("/usr/bin/setsid"), List.of("a=b"), Map.of()))
+        .hasMessageContaining("contains '='");
   }
 }
