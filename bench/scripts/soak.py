@@ -9,7 +9,7 @@ agent runs in namespace q3s-N and reaches it over the veth (169.254.213.2). Traf
 this machine's own namespaces. The journal is on a size-limited tmpfs.
 
 Invariants, checked at the end (exit 1 when one is broken):
-  lost        every run the current control plane incarnation knows reached `completed`
+  lost        every run the current control plane incarnation knows reached a terminal state
   twice       no (run, attempt) started twice (each run writes a start marker with O_EXCL)
   succeeded   every `succeeded` completion has the end marker of that attempt
   violations  the control plane's auditor recorded nothing (per incarnation, by kind)
@@ -144,12 +144,14 @@ class Agent:
 
     def start(self):
         self.proc = subprocess.Popen(
-            ["ip", "netns", "exec", self.net.ns, os.path.join(ROOT, "bin/ql3-worker"), "run", "--profile", "edge",
+            # nsenter, not `ip netns exec`: that also remounts /sys and would hide the cgroup mounts.
+            ["nsenter", f"--net=/run/netns/{self.net.ns}", "--", os.path.join(ROOT, "bin/ql3-worker"), "run",
+             "--profile", "edge",
              "--config", os.path.join(self.work, "agent", "agent.toml")], stdout=self.out, stderr=subprocess.STDOUT)
         self.lives.append({"pid": self.proc.pid, "samples": []})
 
     def jvm_pid(self):
-        # `ip netns exec` execs the launcher, which execs java: the pid stays the same.
+        # nsenter execs the launcher, which execs java: the pid stays the same.
         return self.proc.pid
 
     def alive(self):
@@ -207,6 +209,7 @@ def du(path):
     return total
 
 
+TERMINAL = ("completed", "cancelled", "quarantined")  # the control plane's terminal run states
 FAULTS = ["link_down_short", "link_down_long", "blackhole_short", "blackhole_long", "slow_link",
           "freeze_short", "freeze_long", "disk_full", "cp_restart", "cp_faults", "agent_kill9", "agent_restart"]
 
@@ -350,9 +353,10 @@ file = "status.json"
                 return None
             raise ValueError(kind)
 
-        while time.monotonic() - start < a.seconds or active is not None:
+        # Faults go on past --seconds until every kind has been injected once.
+        while time.monotonic() - start < a.seconds or active is not None or schedule:
             now = time.monotonic()
-            if now >= next_submit and now - start < a.seconds:
+            if now >= next_submit and (now - start < a.seconds or schedule):
                 submit()
                 next_submit = now + rnd.uniform(0.3, 1.0)
             for rid, at in list(cancel_at.items()):
@@ -366,14 +370,14 @@ file = "status.json"
                 active[1]()
                 log(f"fault {active[0]} ended")
                 active = None
-                next_fault = now + rnd.uniform(4, 10)
-            if active is None and now >= next_fault and now - start < a.seconds:
+                next_fault = now + rnd.uniform(3, 6)
+            if active is None and now >= next_fault and (now - start < a.seconds or schedule):
                 kind = schedule.pop(0) if schedule else rnd.choice(FAULTS)
                 injected[kind] = injected.get(kind, 0) + 1
                 res = begin(kind)
                 if res is None:
                     log(f"fault {kind}")
-                    next_fault = now + rnd.uniform(4, 10)
+                    next_fault = now + rnd.uniform(3, 6)
                 else:
                     active = (kind, res[0], now + res[1])
                     log(f"fault {kind} for {res[1]:.1f} s")
@@ -399,11 +403,11 @@ file = "status.json"
                     views[rid] = cp.get(f"/runs/{rid}")
                 except OSError:
                     pass
-            if all(v.get("state") == "completed" for v in views.values()) and len(views) == len(current):
+            if all(v.get("state") in TERMINAL for v in views.values()) and len(views) == len(current):
                 break
             agent.sample()
             time.sleep(1)
-        lost = [rid for rid in current if views.get(rid, {}).get("state") != "completed"]
+        lost = [rid for rid in current if views.get(rid, {}).get("state") not in TERMINAL]
         code = agent.stop()
         cp.stop()
 
@@ -411,7 +415,8 @@ file = "status.json"
         bad_success = []
         outcomes = {}
         for rid, v in views.items():
-            outcomes[v.get("outcome")] = outcomes.get(v.get("outcome"), 0) + 1
+            o = str(v.get("outcome") or v.get("state"))
+            outcomes[o] = outcomes.get(o, 0) + 1
             if v.get("outcome") == "succeeded":
                 attempt = json.loads(v["completion"])["attempt"]
                 if not os.path.exists(os.path.join(marks, f"{rid}.{attempt}.end")):

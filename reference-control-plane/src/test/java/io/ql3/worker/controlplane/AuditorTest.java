@@ -136,6 +136,18 @@ class AuditorTest {
   }
 
   @Test
+  void theIdenticalRetryOfAPullThatFilledTheSlotsIsNotAboveThem() throws Exception {
+    // The retry of a pull whose answer was lost: its maxRuns was within the slots when first sent;
+    // what fills them now is that pull's own offers (found by the soak: drop-after-apply on pull).
+    String s = register(2);
+    h.submit(2, "noop", "{}", null);
+    byte[] pull = Bodies.pull(1, 2, Bodies.newId(), 0);
+    c.post(path(W1, s, "pull"), pull);
+    c.post(path(W1, s, "pull"), pull);
+    assertThat(h.violations(ViolationKind.PULL_ABOVE_SLOTS)).isZero();
+  }
+
+  @Test
   void nonCanonicalBodyAndUnknownPath() throws Exception {
     String s = register(2);
     h.clock.advance(10_000);

@@ -295,12 +295,13 @@ public final class ControlPlane {
       return new Answered(error(ErrorCode.CONTRACT_VIOLATION,
           "maxRuns " + cmd.maxRuns() + " is above the advertised pullPage " + s.capability.pullPage()));
     }
+    List<Session.PulledRun> original = s.pulls.get(cmd.pullId());
+    // A replay is judged by its first try: the runs that fill the slots now are its own offers.
     int canTake = s.maxConcurrentRuns - s.leased.size();
-    if (cmd.maxRuns() > canTake) {
+    if (cmd.maxRuns() > canTake && (original == null || original.isEmpty())) {
       auditor.record(ViolationKind.PULL_ABOVE_SLOTS, workerId, sessionId, "maxRuns " + cmd.maxRuns()
           + " while the session holds " + s.leased.size() + " of " + s.maxConcurrentRuns + " runs");
     }
-    List<Session.PulledRun> original = s.pulls.get(cmd.pullId());
     if (original != null && !original.isEmpty()) {
       List<OfferData> still = new ArrayList<>();
       for (Session.PulledRun p : original) {
