@@ -103,7 +103,7 @@ final class RecordCodec {
             result(b, res.result());
         } else if (r instanceof CompletionAcknowledged a) {
             key(b, a.runId(), a.attempt());
-            b.put((byte) a.disposition().ordinal());
+            b.put((byte) a.disposition().code());
         } else if (r instanceof Superseded s) {
             key(b, s.runId(), s.attempt());
         } else if (r instanceof DrainBegun d) {
@@ -149,7 +149,7 @@ final class RecordCodec {
     static void encodeSession(SessionFact s, ByteBuffer b) {
         str(b, s.sessionId());
         b.putLong(s.generation());
-        b.put((byte) s.status().ordinal());
+        b.put((byte) s.status().code());
     }
 
     static void encodePull(PullReservation p, ByteBuffer b) {
@@ -159,14 +159,14 @@ final class RecordCodec {
 
     static void encodeRun(RunFact f, ByteBuffer b) {
         offer(b, f.offer());
-        b.put((byte) f.phase().ordinal());
+        b.put((byte) f.phase().code());
         b.putLong(f.childPid());
         b.putLong(f.childStartMillis());
         b.put((byte) (f.result() == null ? 0 : 1));
         if (f.result() != null) {
             result(b, f.result());
         }
-        b.put((byte) (f.settlement() == null ? -1 : f.settlement().ordinal()));
+        b.put((byte) (f.settlement() == null ? -1 : f.settlement().code()));
     }
 
     static void encodeEnd(SnapEnd e, ByteBuffer b) {
@@ -217,11 +217,11 @@ final class RecordCodec {
     }
 
     private static void result(ByteBuffer b, RunResult r) {
-        b.put((byte) r.outcome().ordinal());
+        b.put((byte) r.outcome().code());
         Failure f = r.failure();
         b.put((byte) (f == null ? 0 : 1));
         if (f != null) {
-            b.put((byte) f.category().ordinal());
+            b.put((byte) f.category().code());
             str(b, f.code());
             str(b, f.message());
         }
@@ -268,11 +268,8 @@ final class RecordCodec {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private static <E extends Enum<E>> E enumOf(E[] values, byte ordinal) {
-        if (ordinal < 0 || ordinal >= values.length) {
-            throw new IllegalArgumentException("bad enum ordinal " + ordinal);
-        }
-        return values[ordinal];
+    private static <E extends Enum<E> & DiskCode> E enumOf(E[] values, byte code) {
+        return DiskCode.of(values, code);
     }
 
     private static void end(ByteBuffer b) {

@@ -1,5 +1,6 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.AnswerKind;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
@@ -110,7 +111,7 @@ class OpensslCertificatesTest {
                         WorkerId.of(Vectors.WORKER), provider, Fixture.settings())) {
             IngressResult<?> r = client.heartbeat(new SessionId(Vectors.SESSION),
                     HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"))).get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(r.kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(server.clientCertificates()).containsExactly(provider.tls().leafFingerprint());
         }
     }

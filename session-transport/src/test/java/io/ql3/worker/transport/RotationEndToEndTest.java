@@ -1,5 +1,6 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.AnswerKind;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.contract.HeartbeatRequest;
@@ -57,12 +58,12 @@ class RotationEndToEndTest {
             // connection closed at that quiet moment, and the heartbeat goes out on a new one.
             assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
             IngressResult<PullResponse> aborted = pull.get(10, TimeUnit.SECONDS);
-            assertThat(aborted.kind()).isEqualTo(IngressResult.Kind.OUTCOME_UNKNOWN);
+            assertThat(aborted.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) aborted.cause().orElseThrow()).reason())
                     .isEqualTo(TransportFailure.Reason.ABORTED);
 
             IngressResult<PullResponse> resent = client.resend(aborted).get(10, TimeUnit.SECONDS);
-            assertThat(resent.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(resent.kind()).isEqualTo(AnswerKind.SUCCESS);
 
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), next.sha256());
             assertThat(server.connections()).isEqualTo(2);
@@ -87,9 +88,9 @@ class RotationEndToEndTest {
             f.creds.rotateAtomically(refused);
             f.clock.realNowPlus(SETTLE);
             IngressResult<?> rejected = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(rejected.kind()).isEqualTo(IngressResult.Kind.CREDENTIAL_REJECTED);
+            assertThat(rejected.kind()).isEqualTo(AnswerKind.CREDENTIAL_REJECTED);
             IngressResult<?> again = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(again.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(again.kind()).isEqualTo(AnswerKind.SUCCESS);
             // Connection 2 presented the refused certificate (its handshake failed on the server, so it
             // is not recorded); connection 3 is back on the previous, still valid one.
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), f.client.sha256());
@@ -137,7 +138,7 @@ class RotationEndToEndTest {
             f.creds.rotateToken("has space inside the token");
             f.clock.realNowPlus(SETTLE);
             IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.LOCAL_CREDENTIAL_ERROR);
+            assertThat(r.kind()).isEqualTo(AnswerKind.LOCAL_CREDENTIAL_ERROR);
             assertThat(server.connections()).isZero();
         }
     }
@@ -162,8 +163,8 @@ class RotationEndToEndTest {
             f.clock.realNowPlus(SETTLE);
             var heartbeat = client.heartbeat(SESSION, hb());
             pullAnswer.complete(new TestServer.Respond(200, Map.of(), Vectors.response("pull-empty.json")));
-            assertThat(pull.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
-            assertThat(heartbeat.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(pull.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
+            assertThat(heartbeat.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), next.sha256());
             assertThat(client.maxOpenSockets()).isEqualTo(1);
         }

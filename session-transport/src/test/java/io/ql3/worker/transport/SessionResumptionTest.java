@@ -1,5 +1,6 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.AnswerKind;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.contract.HeartbeatRequest;
@@ -42,7 +43,7 @@ class SessionResumptionTest {
 
     private static void heartbeatOk(IngressClient client) throws Exception {
         IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-        assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(IngressResult.Kind.SUCCESS);
+        assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(AnswerKind.SUCCESS);
     }
 
     @Test

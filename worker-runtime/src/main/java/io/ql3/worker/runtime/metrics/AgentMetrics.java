@@ -1,6 +1,6 @@
 package io.ql3.worker.runtime.metrics;
 
-import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.contract.AnswerKind;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -13,13 +13,14 @@ import java.util.concurrent.atomic.LongAdder;
  * the file is rendered.
  */
 public final class AgentMetrics {
-  private final Map<String, Map<IngressResult.Kind, LongAdder>> requests = new ConcurrentHashMap<>();
+  private final Map<String, Map<AnswerKind, LongAdder>> requests = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> latencyMicros = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> latencyCount = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+  private final LongAdder undeliverable = new LongAdder();
 
   /** One answered (or failed) request: operation wire name, its class and how long it took. */
-  public void request(String operation, IngressResult.Kind kind, long nanos) {
+  public void request(String operation, AnswerKind kind, long nanos) {
     requests.computeIfAbsent(operation, k -> new ConcurrentHashMap<>())
         .computeIfAbsent(kind, k -> new LongAdder())
         .increment();
@@ -30,6 +31,11 @@ public final class AgentMetrics {
   /** A run ended with this outcome ({@code succeeded}, {@code failed}, …). */
   public void runOutcome(String outcome) {
     outcomes.computeIfAbsent(outcome.toLowerCase(Locale.ROOT), k -> new LongAdder()).increment();
+  }
+
+  /** A completion was settled as undeliverable (refused in a way no resend can change). */
+  public void completionUndeliverable() {
+    undeliverable.increment();
   }
 
   /** Appends the counters in the text exposition format. */
@@ -53,5 +59,8 @@ public final class AgentMetrics {
     b.append("# TYPE ql3_worker_runs_total counter\n");
     outcomes.forEach((o, n) -> b.append("ql3_worker_runs_total{outcome=\"").append(o).append("\"} ")
         .append(n.sum()).append('\n'));
+    b.append("# HELP ql3_worker_completions_undeliverable_total Completions settled as undeliverable.\n");
+    b.append("# TYPE ql3_worker_completions_undeliverable_total counter\n");
+    b.append("ql3_worker_completions_undeliverable_total ").append(undeliverable.sum()).append('\n');
   }
 }

@@ -1,5 +1,6 @@
 package io.ql3.worker.runtime.plane;
 
+import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.CompleteRequest;
 import io.ql3.worker.contract.CompleteResponse;
 import io.ql3.worker.contract.Drift;
@@ -8,6 +9,7 @@ import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.FailureCategory;
 import io.ql3.worker.contract.Offer;
+import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.OfferRejection;
 import io.ql3.worker.contract.Outcome;
@@ -35,11 +37,12 @@ import io.ql3.worker.runtime.exec.PrepareFailedException;
 import io.ql3.worker.runtime.exec.PreparedRun;
 import io.ql3.worker.runtime.exec.RunHandle;
 import io.ql3.worker.runtime.exec.SpecRejectedException;
+import io.ql3.worker.runtime.answer.Answers;
+import io.ql3.worker.runtime.answer.Reaction;
+import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.runtime.retry.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
-import io.ql3.worker.transport.IngressResult;
-import io.ql3.worker.transport.TransportFailure;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Iterator;
@@ -167,19 +170,21 @@ public final class ExecutionPlane {
 
   /**
    * One step: record finished runs, handle completion answers, deliver completions (first), then
-   * handle a pull answer and pull again when there is a reason to.
-   *
-   * @param permit the session to pull under, when pulling is allowed now
-   * @param sessionEnded the session runs are pulled under is over (fenced, expired, offline): a
-   *     pull answer that still arrives is not executed (the server reclaims those runs), and a
-   *     pull waiting for a resend is given up; a merely suspended session keeps its pull pending
+   * handle a pull answer and pull again when there is a reason to. The gate is read when a pull
+   * answer is harvested and when a pull is sent, so an answer applied earlier in this very step
+   * that fenced or suspended the session stops pulling at once.
    */
-  public void tick(long now, Optional<SessionLease> permit, boolean sessionEnded) {
+  public void tick(long now, PullGate gate) {
     recordFinishedRuns();
     harvestCompletions(now);
     deliverCompletions(now);
-    harvestPull(now, permit, sessionEnded);
-    maybePull(now, permit);
+    harvestPull(now, gate);
+    maybePull(now, gate);
+  }
+
+  /** {@link #tick(long, PullGate)} with a gate that does not change during the step. */
+  public void tick(long now, Optional<SessionLease> permit, boolean sessionEnded) {
+    tick(now, PullGate.fixed(permit, sessionEnded));
   }
 
   /** Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. */
@@ -310,33 +315,28 @@ public final class ExecutionPlane {
       if (d.future == null || !d.future.isDone()) {
         continue;
       }
-      IngressResult<CompleteResponse> r = d.future.getNow(null);
+      Answer<CompleteResponse> answer = Answers.of(d.future);
       d.future = null;
-      if (r == null) {
-        d.notBefore.set(now + d.backoff.nextDelayNanos());
-        continue;
-      }
-      switch (r.kind()) {
-        case SUCCESS -> {
-          Optional<Drift> drift = DriftCheck.complete(r.value(), d.runId, d.request.attempt());
-          if (drift.isPresent()) {
-            // Section 6: a drifting answer fails the session closed; the result is kept and retried.
-            listener.completionRefused(d.runId.value(), d.request.attempt(), "drift: " + drift.get().detail());
-            listener.executionDrift(drift.get());
-            d.notBefore.set(now + d.backoff.nextDelayNanos());
-            continue;
-          }
-          if (!d.redelivery) {
-            Disposition disposition = r.value().disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
-                ? Disposition.DUPLICATE : Disposition.ACCEPTED;
-            acks.add(journal.appendAsync(new JournalRecord.CompletionAcknowledged(
-                d.runId.value(), d.request.attempt(), disposition)));
-          }
-          it.remove();
-          listener.completionDelivered(d.runId.value(), d.request.attempt(), r.value().disposition().wire());
-          paths.cleanUp(d.runId.value(), d.request.attempt());
+      Reaction reaction = Reactions.of(Operation.COMPLETE, answer.kind());
+      if (answer instanceof Answer.Success<CompleteResponse> ok) {
+        Optional<Drift> drift = DriftCheck.complete(ok.value(), d.runId, d.request.attempt());
+        if (drift.isPresent()) {
+          answer = new Answer.Refusal<>(io.ql3.worker.contract.AnswerKind.DRIFT, 200, null, Optional.empty(),
+              null, "drift: " + drift.get().detail());
+          reaction = Reaction.RESEND_AND_FAIL_CLOSED;
+          listener.executionDrift(drift.get());
         }
-        case RUN_NOT_LEASED -> {
+      }
+      switch (reaction) {
+        case APPLY -> {
+          CompleteResponse resp = ((Answer.Success<CompleteResponse>) answer).value();
+          Disposition disposition = resp.disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
+              ? Disposition.DUPLICATE : Disposition.ACCEPTED;
+          settled(d, disposition, acks);
+          it.remove();
+          listener.completionDelivered(d.runId.value(), d.request.attempt(), resp.disposition().wire());
+        }
+        case SETTLE_SUPERSEDED -> {
           if (!d.redelivery) {
             acks.add(journal.appendAsync(new JournalRecord.Superseded(d.runId.value(), d.request.attempt())));
           }
@@ -344,21 +344,27 @@ public final class ExecutionPlane {
           listener.completionSuperseded(d.runId.value(), d.request.attempt());
           paths.cleanUp(d.runId.value(), d.request.attempt());
         }
-        case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
-          long delay = d.backoff.nextDelayNanos();
-          if (r.retryAfter().isPresent()) {
-            delay = Math.max(delay, r.retryAfter().get().toNanos());
-          }
-          d.notBefore.set(now + delay);
-          listener.completionRetry(d.runId.value(), d.request.attempt(), r.toString());
+        case SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING -> {
+          // No resend can change this answer: settle it so drain and the next register go on; the
+          // server reclaims the run by its lease (section 6 clarifications).
+          settled(d, Disposition.UNDELIVERABLE, acks);
+          it.remove();
+          listener.completionUndeliverable(d.runId.value(), d.request.attempt(), answer.toString());
+          listener.executionAnswered(Operation.COMPLETE, answer);
         }
-        default -> {
-          // Credential rejection, a client bug, a 409 session code, a drifting answer: the run's
-          // result must still reach the server; keep it and try again later, loudly.
+        case RESEND -> {
+          d.notBefore.set(now + retryDelay(d.backoff, Operation.COMPLETE, answer));
+          listener.completionRetry(d.runId.value(), d.request.attempt(), answer.toString());
+        }
+        case SUSPEND, RESEND_AND_FAIL_CLOSED -> {
+          // Rejected credentials, or a drifting answer: the run's result must still reach the
+          // server; keep it and try again later, loudly. The session stops pulling at once.
           d.notBefore.set(now + d.backoff.nextDelayNanos());
-          listener.completionRefused(d.runId.value(), d.request.attempt(), r.toString());
-          listener.executionRefused(r); // a client bug or rejected credentials stop pulling at once
+          listener.completionRefused(d.runId.value(), d.request.attempt(), answer.toString());
+          listener.executionAnswered(Operation.COMPLETE, answer);
         }
+        case FENCE, REGISTER_AGAIN, REPLAN_FOR_HTTP1 ->
+            throw new IllegalStateException("no complete reaction " + reaction);
       }
     }
     // Acknowledgements may ride the next group commit: nothing waits for them here. A failed
@@ -368,20 +374,44 @@ public final class ExecutionPlane {
     }
   }
 
+  /** A completion is settled (acknowledged, duplicate or undeliverable): recorded; the caller ends the delivery. */
+  private void settled(Delivery d, Disposition disposition, List<CompletableFuture<Long>> acks) {
+    if (!d.redelivery) {
+      acks.add(journal.appendAsync(new JournalRecord.CompletionAcknowledged(
+          d.runId.value(), d.request.attempt(), disposition)));
+    }
+    paths.cleanUp(d.runId.value(), d.request.attempt());
+  }
+
+  /** The backoff's next delay, or the server's retry-after capped by the reaction table's rule when longer. */
+  private static long retryDelay(Backoff backoff, Operation op, Answer<?> answer) {
+    long delay = backoff.nextDelayNanos();
+    if (answer.retryAfter().isPresent()) {
+      delay = Math.max(delay, Reactions.cappedRetryAfter(op, answer.retryAfter().get(), 0).toNanos());
+    }
+    return delay;
+  }
+
   // ------------------------------------------------------------------ pulls
 
-  private void maybePull(long now, Optional<SessionLease> permit) {
+  private void maybePull(long now, PullGate gate) {
+    if (draining) {
+      return;
+    }
     if (pull != null) {
-      if (pull.future == null && permit.isPresent() && !draining && !pullNotBefore.pending(now)
-          && permit.get().equals(pull.lease)) {
-        sendPull(pull); // resend the very same bytes (same pullId)
+      if (pull.future == null && !pullNotBefore.pending(now)) {
+        Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
+        if (permit.isPresent() && permit.get().equals(pull.lease)) {
+          sendPull(pull); // resend the very same bytes (same pullId)
+        }
       }
       return;
     }
-    if (draining || permit.isEmpty() || permit.get().equals(abandonedLease)) {
+    if (pullNotBefore.pending(now) || !pullWanted && !nextPullAt.reached(now)) {
       return;
     }
-    if (!pullWanted && !nextPullAt.reached(now)) {
+    Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
+    if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
       return;
     }
     int free = freeSlots.getAsInt();
@@ -389,7 +419,7 @@ public final class ExecutionPlane {
       return; // a freed slot sets pullWanted again
     }
     int maxRuns = Math.min(free, settings.pullPage());
-    boolean h2 = "h2".equals(ingress.protocol());
+    boolean h2 = ingress.protocol().orElse(null) == Protocol.H2;
     int waitMs = h2 ? (int) Math.min(settings.longPoll().toMillis(), PullRequest.MAX_WAIT_MS) : 0;
     PullId pullId = ids.nextPullId();
     SessionLease lease = permit.get();
@@ -410,11 +440,14 @@ public final class ExecutionPlane {
     p.future.whenComplete((r, e) -> wake.run());
   }
 
-  private void harvestPull(long now, Optional<SessionLease> permit, boolean sessionEnded) {
+  private void harvestPull(long now, PullGate gate) {
     PendingPull p = pull;
     if (p == null) {
       return;
     }
+    // Read now: a completion answer earlier in this step may have fenced or suspended the session.
+    Optional<SessionLease> permit = gate.permit(now);
+    boolean sessionEnded = gate.sessionEnded();
     // Give a pull up only when its session can never pull again; a suspended session keeps it
     // so the same pullId is resent (and its leased offers replayed) once it is active again.
     boolean giveUp = draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
@@ -429,48 +462,55 @@ public final class ExecutionPlane {
     if (!p.future.isDone()) {
       return;
     }
-    IngressResult<PullResponse> r = p.future.getNow(null);
+    Answer<PullResponse> answer = Answers.of(p.future);
     p.future = null;
-    if (r == null) {
-      p.mayHaveReachedServer = true;
-      retryPull(now, null);
-      return;
-    }
-    switch (r.kind()) {
-      case SUCCESS -> {
-        PullResponse resp = r.value();
+    p.mayHaveReachedServer |= answer.kind().mayHaveBeenApplied();
+    switch (Reactions.of(Operation.PULL, answer.kind())) {
+      case APPLY -> {
+        PullResponse resp = ((Answer.Success<PullResponse>) answer).value();
         Optional<Drift> drift = DriftCheck.pull(resp, p.request);
         if (drift.isPresent()) {
           closePull(p);
           listener.executionDrift(drift.get());
           return;
         }
-        pullBackoff.reset();
-        acceptOffers(p, resp, !sessionEnded);
-        scheduleNextPull(now, p, resp);
+        // Executed only while its session may still run it (a suspension does not end the lease);
+        // never after a fence, an expiry or a drift, even one applied earlier in this step.
+        int launched = acceptOffers(p, resp, !sessionEnded);
+        scheduleNextPull(now, p, resp, launched);
       }
-      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
-        p.mayHaveReachedServer |= r.kind() == IngressResult.Kind.OUTCOME_UNKNOWN;
+      case RESEND -> {
         if (giveUp) {
           closePull(p);
-        } else if (isHttp1Connection(r)) {
-          onHttp1Connection(now, p);
         } else {
           p.http1Blocked = false;
-          retryPull(now, r);
+          pullNotBefore.set(now + retryDelay(pullBackoff, Operation.PULL, answer));
         }
       }
-      default -> {
-        closePull(p);
-        listener.executionRefused(r);
+      case REPLAN_FOR_HTTP1 -> {
+        if (giveUp) {
+          closePull(p);
+        } else {
+          onHttp1Connection(now, p);
+        }
       }
+      case SUSPEND -> {
+        // Credentials refused: pulling stops at once. A try that may have been applied keeps its
+        // bytes (same pullId) until a definite answer, so the runs it leased are replayed.
+        if (!p.mayHaveReachedServer || giveUp) {
+          closePull(p);
+        } else {
+          pullNotBefore.set(now + pullBackoff.nextDelayNanos());
+        }
+        listener.executionAnswered(Operation.PULL, answer);
+      }
+      case FENCE -> {
+        closePull(p);
+        listener.executionAnswered(Operation.PULL, answer);
+      }
+      case REGISTER_AGAIN, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED -> throw new IllegalStateException("no pull reaction for " + answer);
     }
-  }
-
-  private static boolean isHttp1Connection(IngressResult<?> r) {
-    return r.kind() == IngressResult.Kind.NOT_SENT
-        && r.cause().orElse(null) instanceof TransportFailure f
-        && f.reason() == TransportFailure.Reason.HTTP1_CONNECTION;
   }
 
   /**
@@ -502,7 +542,7 @@ public final class ExecutionPlane {
       return;
     }
     p.http1Blocked = true;
-    retryPull(now, null);
+    pullNotBefore.set(now + pullBackoff.nextDelayNanos());
     if (running.isEmpty() && deliveries.isEmpty()) {
       abandonPull(p);
     }
@@ -516,24 +556,27 @@ public final class ExecutionPlane {
         + " the one connection: ending the session so the server reclaims what it leased");
   }
 
-  private void retryPull(long now, IngressResult<?> r) {
-    long delay = pullBackoff.nextDelayNanos();
-    if (r != null && r.retryAfter().isPresent()) {
-      delay = Math.max(delay, r.retryAfter().get().toNanos());
-    }
-    pullNotBefore.set(now + delay);
-  }
-
   private void closePull(PendingPull p) {
     journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
     pull = null;
   }
 
-  private void scheduleNextPull(long now, PendingPull p, PullResponse resp) {
+  /**
+   * After an answer: offers that all failed to launch (rejected, deduplicated or refused by their
+   * executor) back off like a failure, so that offers that are always rejected cost one pull (and
+   * one journal force) per backoff step, not one per step (flash wear on edge devices).
+   */
+  private void scheduleNextPull(long now, PendingPull p, PullResponse resp, int launched) {
     if (!resp.offers().isEmpty()) {
+      if (launched == 0) {
+        pullNotBefore.set(now + pullBackoff.nextDelayNanos());
+      } else {
+        pullBackoff.reset();
+      }
       pullWanted = true; // more may be queued; slots decide
       return;
     }
+    pullBackoff.reset();
     if (resp.nextPullAfterMs() > 0) {
       nextPullAt.set(now + resp.nextPullAfterMs() * NANOS_PER_MS);
       return;
@@ -553,7 +596,7 @@ public final class ExecutionPlane {
    * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
    * it is acted on, the start is durable before the launch) at the cost of one force per answer.
    */
-  private void acceptOffers(PendingPull p, PullResponse resp, boolean mayRun) {
+  private int acceptOffers(PendingPull p, PullResponse resp, boolean mayRun) {
     JournalFacts facts = journal.facts();
     List<JournalRecord> records = new ArrayList<>();
     List<PreparedStart> prepared = new ArrayList<>();
@@ -604,28 +647,44 @@ public final class ExecutionPlane {
         records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
       } catch (PrepareFailedException e) {
         settle(accepted, Outcome.FAILED, e.failure(), records, failed);
+      } catch (RuntimeException e) {
+        // An executor bug: this offer fails (never started); the answer and its other offers go on.
+        settle(accepted, Outcome.FAILED, executorError(offer.executor(), e), records, failed);
       }
     }
     records.add(new JournalRecord.PullClosed(p.request.pullId().value()));
+    int launched = 0;
     try {
       appendAll(records);
-    } catch (RuntimeException e) {
-      for (PreparedStart s : prepared) {
-        s.run.discard(); // nothing was recorded: nothing may run
+      pull = null;
+      for (FailedStart f : failed) {
+        queueDelivery(f.accepted(), f.result(), false);
       }
-      throw e;
+      for (PreparedStart s : prepared) {
+        RunHandle handle = s.run.launch();
+        launched++;
+        LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+        running.put(live.key, live);
+        handle.result().whenComplete((r, e) -> wake.run());
+        listener.runStarted(live.runId, live.attempt, handle.pid());
+      }
+    } finally {
+      // Whatever failed above (the journal, a launch): no prepared run is left holding its log.
+      for (int i = launched; i < prepared.size(); i++) {
+        prepared.get(i).run.discard();
+      }
     }
-    pull = null;
-    for (FailedStart f : failed) {
-      queueDelivery(f.accepted(), f.result(), false);
-    }
-    for (PreparedStart s : prepared) {
-      RunHandle handle = s.run.launch();
-      LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
-      running.put(live.key, live);
-      handle.result().whenComplete((r, e) -> wake.run());
-      listener.runStarted(live.runId, live.attempt, handle.pid());
-    }
+    return launched;
+  }
+
+  private static Failure executorError(String executor, RuntimeException e) {
+    return new Failure(FailureCategory.TRANSIENT, "executor_error",
+        fit("executor " + executor + " failed to prepare the run: " + e));
+  }
+
+  private static String fit(String m) {
+    return m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS
+        ? m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS)) : m;
   }
 
   private static final Failure SESSION_ENDED = new Failure(FailureCategory.TRANSIENT, "not_started",
@@ -704,7 +763,7 @@ public final class ExecutionPlane {
     boolean mayHaveReachedServer;
     /** Its last try was refused unsent because the connection speaks http/1.1. */
     boolean http1Blocked;
-    CompletableFuture<IngressResult<PullResponse>> future;
+    CompletableFuture<Answer<PullResponse>> future;
 
     PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
       this.lease = lease;
@@ -722,7 +781,7 @@ public final class ExecutionPlane {
     final boolean redelivery;
     final Backoff backoff;
     final Deadline notBefore = new Deadline();
-    CompletableFuture<IngressResult<CompleteResponse>> future;
+    CompletableFuture<Answer<CompleteResponse>> future;
 
     Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {
       this.key = key;
