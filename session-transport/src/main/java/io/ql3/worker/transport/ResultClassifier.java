@@ -58,7 +58,7 @@ final class ResultClassifier {
             String protocol) {
         AnswerKind kind = AnswerKind.ofStatus(status).orElseThrow();
         return new IngressResult<>(kind, null, status, null, kind == AnswerKind.TRANSIENT ? retryAfter : null,
-                kind == AnswerKind.DRIFT ? why : null, req, protocol);
+                why, req, protocol);
     }
 
     static <T> IngressResult<T> classify(SentRequest req, Throwable failure) {
@@ -71,7 +71,10 @@ final class ResultClassifier {
                 return byStatus(req, f.httpStatus(), null, f, null);
             }
             AnswerKind kind = switch (f.reason()) {
-                case CLIENT_CERTIFICATE_REJECTED -> AnswerKind.CREDENTIAL_REJECTED;
+                // A refusal that reached a request already written is a TLS failure of that request:
+                // its outcome is unknown (the connection holds back the next ones until confirmed).
+                case CLIENT_CERTIFICATE_REJECTED -> f.requestSent() ? AnswerKind.OUTCOME_UNKNOWN
+                        : AnswerKind.CREDENTIAL_REJECTED;
                 case RESPONSE_TOO_LARGE -> AnswerKind.DRIFT;
                 case HTTP1_CONNECTION -> AnswerKind.NOT_SENT_ON_HTTP1;
                 default -> f.requestSent() ? AnswerKind.OUTCOME_UNKNOWN : AnswerKind.NOT_SENT;

@@ -132,12 +132,12 @@ class Http2FaultTest {
     }
 
     @Test
-    void declaredLengthOverTheCapIsRejectedBeforeTheBody() throws Exception {
+    void declaredLengthOverTheCapIsRejectedBeforeTheBodyAndTheStatusDecides() throws Exception {
         Fixture f = new Fixture(tmp);
         pullReply.set(r -> reply(new TestServer.Respond(503, Map.of(), TestServer.bytes(5000, ' '))));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
             IngressResult<?> r = pull(c);
-            assertThat(r.kind()).isEqualTo(AnswerKind.DRIFT);
+            assertThat(r.kind()).as("a 503 is transient whatever its body").isEqualTo(AnswerKind.TRANSIENT);
             assertThat(r.cause().orElseThrow().getMessage()).contains("declared content-length 5000");
             heartbeatStillWorks(c, s);
         }

@@ -1,8 +1,8 @@
 package io.ql3.worker.transport;
 
-import io.ql3.worker.contract.AnswerKind;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.CompleteRequest;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;

@@ -1,10 +1,10 @@
 package io.ql3.worker.transport;
 
-import io.ql3.worker.contract.AnswerKind;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.WorkerId;
