@@ -70,4 +70,22 @@ class SectionSixClarificationsTest {
           .satisfies(f -> assertThat(f.settlement()).isEqualTo(Settlement.UNDELIVERABLE));
     }
   }
+
+  /**
+   * Defect 5: SIGTERM while registering with the ingress unreachable: a register that never left
+   * holds nothing, so the drain has nothing to wait for; the agent says so and exits 0.
+   */
+  @Test
+  void aShutdownWhileRegisteringWithTheIngressUnreachableExitsZero() throws Exception {
+    Path config;
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
+      config = cp.agentConfig("");
+    } // the ingress is gone: nothing listens on its port any more
+    try (InProcessAgent agent = InProcessAgent.start(config)) {
+      agent.awaitOutput("to=REGISTERING", Duration.ofSeconds(30));
+      assertThat(agent.shutdown(Duration.ofSeconds(60))).as(agent.output()).isEqualTo(0);
+      assertThat(agent.output()).contains("shutdown while registering: no session is held, nothing to drain")
+          .contains("event=agent.stopped");
+    }
+  }
 }
