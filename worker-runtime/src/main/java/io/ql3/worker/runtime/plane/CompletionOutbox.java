@@ -18,7 +18,7 @@ import io.ql3.worker.runtime.answer.Answers;
 import io.ql3.worker.runtime.answer.Reaction;
 import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;

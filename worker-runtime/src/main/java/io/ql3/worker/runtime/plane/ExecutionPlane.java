@@ -14,7 +14,7 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.runtime.exec.ExecutionClock;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.util.ArrayList;
 import java.util.List;
@@ -180,7 +180,7 @@ public final class ExecutionPlane {
   }
 
   private Backoff newBackoff() {
-    return new Backoff(settings.retryBase().toNanos(), settings.retryMax().toNanos(), random);
+    return new Backoff(settings.retryBase(), settings.retryMax(), random::nextDouble);
   }
 
   private static void awaitAll(List<CompletableFuture<Long>> writes) {

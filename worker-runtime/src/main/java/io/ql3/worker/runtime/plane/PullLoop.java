@@ -14,7 +14,7 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.runtime.answer.Answers;
 import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;

@@ -26,7 +26,7 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import java.util.random.RandomGenerator;
 
 /**
@@ -131,7 +131,7 @@ public final class SessionCoordinator {
     this.listener = Objects.requireNonNull(listener);
     this.ids = Objects.requireNonNull(ids);
     this.wake = Objects.requireNonNull(wake);
-    this.retry = new Backoff(retryBase.toNanos(), retryMax.toNanos(), random);
+    this.retry = new Backoff(retryBase, retryMax, random::nextDouble);
   }
 
   // ------------------------------------------------------------------ operations
