@@ -291,6 +291,27 @@ class PlaneAnswersTest {
     assertThat(ingress.pullsSent.get(1).pullId()).isEqualTo(ingress.pullsSent.get(0).pullId());
   }
 
+  /** Defect 11: a 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not held for a day). */
+  @Test
+  void aRetryAfterOfADayOnACompletionIsCappedAtOneMinute() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    freeSlots = 0;
+    ingress.completes.add(answered(new Answer.Refusal<>(AnswerKind.TRANSIENT, 429, ErrorCode.RATE_LIMITED,
+        Optional.of(Duration.ofSeconds(86_400)), null, "scripted")));
+    ingress.completes.add(answered(accepted("done-1")));
+    tick();
+    tick();
+    advance(59_999);
+    tick();
+    assertThat(ingress.completesSent).hasSize(1);
+    advance(1);
+    tick();
+    tick();
+    assertThat(ingress.completesSent).hasSize(2);
+    assertThat(plane.settled()).isTrue();
+  }
+
   /**
    * Defect 12: a pull future that completed exceptionally (an error thrown while its answer was
    * read) is a handled outcome: the step does not throw, and the same pull is tried again.
