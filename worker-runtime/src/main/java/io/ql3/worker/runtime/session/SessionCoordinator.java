@@ -421,7 +421,9 @@ public final class SessionCoordinator {
     }
     if (!nextHeartbeatAt.pending(now)) {
       boolean draining = state == SessionState.DRAINING;
-      int slots = draining || drainRequested ? 0 : clampSlots(inputs.availableSlots());
+      // No slots while draining, nor once pulls stopped for a client bug: never advertise capacity
+      // this session will not pull.
+      int slots = draining || drainRequested || pullsStopped ? 0 : clampSlots(inputs.availableSlots());
       RunCounts runs = inputs.runCounts();
       HeartbeatRequest hb =
           new HeartbeatRequest(

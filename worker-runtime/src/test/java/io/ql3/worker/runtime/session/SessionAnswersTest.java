@@ -274,4 +274,20 @@ class SessionAnswersTest {
     coordinator.tick(now);
     assertThat(client.sent).hasSize(1);
   }
+
+  /**
+   * Defect 8: a completion refused as a client bug stops pulling for the rest of the session; the
+   * session is kept (so a drain still ends offline) and advertises no slot it will not pull.
+   */
+  @Test
+  void aCompletionRefusedAsAClientBugStopsPullingAndAdvertisesNoSlots() {
+    active();
+    coordinator.executionAnswered(io.ql3.worker.contract.Operation.COMPLETE, refused(AnswerKind.CLIENT_BUG));
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    assertThat(coordinator.pullPermit(now)).isEmpty();
+    client.script.add(heartbeatAccepted(2));
+    advance(H);
+    coordinator.tick(now);
+    assertThat(client.sent).last().asString().startsWith("heartbeat").contains("\"availableSlots\":0");
+  }
 }
