@@ -81,7 +81,7 @@ final class IngressConnection implements AutoCloseable {
     private long newestGeneration;
     /** A generation the server refused while an older one is still valid: connect with the older one. */
     private long rejectedGeneration = -1;
-    /** When that refusal was counted: the newest generation is tried again {@link #RETRY_NEWEST_AFTER} later. */
+    /** When that refusal was counted: the newest generation is tried again {@link #retryNewestAfterNanos} later. */
     private long rejectedAtNanos;
     /** The credential generation of the last failed connect: a newer one skips the backoff. */
     private long failedGeneration = -1;
@@ -281,8 +281,14 @@ final class IngressConnection implements AutoCloseable {
         pump();
     }
 
-    /** How long a refused newest generation is left alone before it is tried again. */
-    static final Duration RETRY_NEWEST_AFTER = Duration.ofMinutes(5);
+    /**
+     * How long a refused newest generation is left alone before it is tried again: five reconnect
+     * backoff bounds (5 minutes by default), so a server that starts accepting it is noticed, and a
+     * server that keeps refusing costs one refused connection per period.
+     */
+    private long retryNewestAfterNanos() {
+        return settings.backoffMax().toNanos() * 5;
+    }
 
     /** The generation the connection should use: the newest, unless the server refused it lately. */
     private long targetGeneration() {
@@ -291,7 +297,7 @@ final class IngressConnection implements AutoCloseable {
 
     private boolean newestRefused() {
         return newestGeneration == rejectedGeneration
-                && System.nanoTime() - rejectedAtNanos < RETRY_NEWEST_AFTER.toNanos();
+                && System.nanoTime() - rejectedAtNanos < retryNewestAfterNanos();
     }
 
     private void exchangeDone(Exchange ex) {

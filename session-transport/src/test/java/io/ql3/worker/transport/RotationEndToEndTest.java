@@ -100,6 +100,29 @@ class RotationEndToEndTest {
         }
     }
 
+    /** Defect 10: a refused newest set is not stuck to: it is tried again after five backoff bounds. */
+    @Test
+    void aRefusedNewestSetIsTriedAgainOnASchedule() throws Exception {
+        Fixture f = new Fixture(tmp);
+        TestPki.Issued otherCa = TestPki.rootCa("second client CA");
+        Files.writeString(f.creds.files().trustBundle(), TestPki.pem(f.ca.cert(), otherCa.cert()));
+        Duration bound = Duration.ofMillis(100); // tried again after 5 x 100 ms
+        try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
+                IngressClient client = f.client(server, Fixture.settings().withBackoff(Duration.ofMillis(20), bound))) {
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+            f.creds.rotateAtomically(otherCa.issue(TestPki.Spec.forClient(Vectors.WORKER)));
+            f.clock.realNowPlus(SETTLE);
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isFalse();
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).as("fallback").isTrue();
+            assertThat(server.connections()).isEqualTo(3);
+            Thread.sleep(bound.multipliedBy(5).plusMillis(200).toMillis()); // the schedule itself is under test
+            client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS); // goes out on the newest set: refused again
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).as("fallback").isTrue();
+            assertThat(server.connections()).as("the newest set was tried again").isEqualTo(5);
+            assertThat(client.maxOpenSockets()).isEqualTo(1);
+        }
+    }
+
     @Test
     void mismatchedPairKeepsTheOldSetWorkingOnTheSameConnection() throws Exception {
         Fixture f = new Fixture(tmp);
