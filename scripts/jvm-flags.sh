@@ -1,7 +1,7 @@
 # shellcheck shell=sh
 # The ONE place that chooses the agent's JVM flags by profile. Sourced by bin/ql3-worker (source
 # checkout) and by the packaged launcher (lib/ql3-worker/libexec/jvm-flags.sh). Tested by
-# scripts/test-launcher. Why these flags: docs/performance.md and /work/shared/notes/footprint.md.
+# scripts/test-launcher. Why these flags: docs/performance.md.
 
 # Prints the value of --profile / --profile=P in the arguments, or "node" when there is none.
 ql3_profile_of() {
@@ -23,11 +23,13 @@ ql3_profile_of() {
 #   MinHeapFreeRatio=10 keeps the old generation near the live set instead of growing to -Xmx;
 #   -Xmn1m because all of eden is touched; -Xms4m because the initial heap would otherwise be
 #   the maximum on a big machine.
+# - -XX:+ExitOnOutOfMemoryError (both profiles): a heap exhausted by anything is a process exit
+#   (systemd restarts it), never a zombie that heartbeats but can no longer pull or record.
 # node gets more heap and the full JIT. Anything else gets the node flags (the agent itself
 # refuses an unknown profile with exit 64).
 ql3_jvm_flags() {
   case "$1" in
-    edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
-    *)    printf '%s\n' "-XX:+UseSerialGC -Xmx128m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:-UsePerfData -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
+    edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
+    *)    printf '%s\n' "-XX:+UseSerialGC -Xmx128m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
   esac
 }

@@ -278,6 +278,9 @@ final class Commands implements Callable<Integer> {
       printRuns(out, "pending completions", f.pendingCompletions());
       out.println("open pulls:          " + f.openPulls().size());
       out.println("settled (window):    " + f.settled().size());
+      // Refused in a way no resend can change (section 6 clarifications): the server reclaims them by lease.
+      printRuns(out, "undeliverable (window)", f.settled().stream()
+          .filter(r -> r.settlement() == io.ql3.worker.journal.Settlement.UNDELIVERABLE).toList());
       f.recoveryRequired().ifPresent(r -> out.println("RECOVERY REQUIRED:   " + r));
     }
 

@@ -1,4 +1,24 @@
 package io.ql3.worker.journal;
 
-/** The server's answer to a completion. */
-public enum Disposition { ACCEPTED, DUPLICATE }
+/** How the server answered a completion (on-disk codes pinned by a test). */
+public enum Disposition implements DiskCode {
+    ACCEPTED(0),
+    DUPLICATE(1),
+    /**
+     * Refused in a way no resend can change (400, 413, 404, 405 or a 409 session code, contract
+     * section 6 clarifications): settled locally so drain and the next register are not blocked;
+     * the server reclaims the run by its lease.
+     */
+    UNDELIVERABLE(2);
+
+    private final byte code;
+
+    Disposition(int code) {
+        this.code = (byte) code;
+    }
+
+    @Override
+    public byte code() {
+        return code;
+    }
+}

@@ -41,19 +41,32 @@ public final class Journal implements AutoCloseable {
     }
 
     private static final class Pending {
+        /** What a queue entry is: a record, a group of records, or a signal to the writer (no record). */
+        enum Kind { RECORD, GROUP, WAKE_UP, STOP }
+
+        final Kind kind;
         final JournalRecord record;
         /** Non-null: records queued as ONE entry so the writer never splits them between forces. */
         final List<Pending> group;
         final CompletableFuture<Long> done = new CompletableFuture<>();
 
         Pending(JournalRecord record) {
-            this.record = record;
-            this.group = null;
+            this(Kind.RECORD, java.util.Objects.requireNonNull(record), null);
         }
 
         Pending(List<Pending> group) {
-            this.record = null;
+            this(Kind.GROUP, null, group);
+        }
+
+        private Pending(Kind kind, JournalRecord record, List<Pending> group) {
+            this.kind = kind;
+            this.record = record;
             this.group = group;
+        }
+
+        /** Wakes the writer so it compacts at its next batch boundary; writes nothing. */
+        static Pending wakeUp() {
+            return new Pending(Kind.WAKE_UP, null, null);
         }
 
         void fail(Throwable e) {
@@ -66,7 +79,7 @@ public final class Journal implements AutoCloseable {
         }
     }
 
-    private static final Pending STOP = new Pending((JournalRecord) null);
+    private static final Pending STOP = new Pending(Pending.Kind.STOP, null, null);
 
     private final JournalConfig config;
     private final Storage storage;
@@ -412,9 +425,9 @@ public final class Journal implements AutoCloseable {
         checkUsable();
         CompletableFuture<Long> done = new CompletableFuture<>();
         compactRequest = done;
-        // An empty wake-up entry: the writer compacts at its next batch boundary.
+        // A wake-up entry (no record): the writer compacts at its next batch boundary.
         try {
-            queue.put(new Pending(WAKE));
+            queue.put(Pending.wakeUp());
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new JournalException("interrupted", e);
@@ -422,7 +435,6 @@ public final class Journal implements AutoCloseable {
         await(done);
     }
 
-    private static final JournalRecord WAKE = new JournalRecord.PullClosed("compact-wake-up");
     private volatile CompletableFuture<Long> compactRequest;
 
     @Override
@@ -620,7 +632,7 @@ public final class Journal implements AutoCloseable {
         synchronized (stateLock) {
             for (int i = 0; i < batch.size(); i++) {
                 Pending p = batch.get(i);
-                if (p.record == WAKE) {
+                if (p.kind == Pending.Kind.WAKE_UP) {
                     p.done.complete(-1L);
                     continue;
                 }

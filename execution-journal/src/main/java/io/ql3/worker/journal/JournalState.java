@@ -158,7 +158,11 @@ final class JournalState {
                 run.phase = RunPhase.RESULT_RECORDED;
                 run.result = res.result();
             } else if (r instanceof CompletionAcknowledged a) {
-                settle(run, a.disposition() == Disposition.ACCEPTED ? Settlement.ACKNOWLEDGED : Settlement.DUPLICATE);
+                settle(run, switch (a.disposition()) {
+                    case ACCEPTED -> Settlement.ACKNOWLEDGED;
+                    case DUPLICATE -> Settlement.DUPLICATE;
+                    case UNDELIVERABLE -> Settlement.UNDELIVERABLE;
+                });
             } else if (r instanceof Superseded) {
                 settle(run, Settlement.SUPERSEDED);
             } else if (r instanceof OperatorResolved) {

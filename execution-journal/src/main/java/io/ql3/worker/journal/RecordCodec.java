@@ -14,6 +14,7 @@ import io.ql3.worker.journal.JournalRecord.Superseded;
 import java.nio.BufferUnderflowException;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
  * Binary payloads of records (log kinds 1..11) and snapshot entries (kinds 101..104). Big-endian,
@@ -56,87 +57,117 @@ final class RecordCodec {
     private RecordCodec() {
     }
 
-    static byte kindOf(JournalRecord r) {
-        if (r instanceof SessionRegistered) {
-            return SESSION_REGISTERED;
-        } else if (r instanceof PullReserved) {
-            return PULL_RESERVED;
-        } else if (r instanceof PullClosed) {
-            return PULL_CLOSED;
-        } else if (r instanceof OfferAccepted) {
-            return OFFER_ACCEPTED;
-        } else if (r instanceof RunStarted) {
-            return RUN_STARTED;
-        } else if (r instanceof ResultRecorded) {
-            return RESULT_RECORDED;
-        } else if (r instanceof CompletionAcknowledged) {
-            return COMPLETION_ACKNOWLEDGED;
-        } else if (r instanceof Superseded) {
-            return SUPERSEDED;
-        } else if (r instanceof DrainBegun) {
-            return DRAIN_BEGUN;
-        } else if (r instanceof Offline) {
-            return OFFLINE;
-        } else if (r instanceof OperatorResolved) {
-            return OPERATOR_RESOLVED;
+    /** One journal record type: its kind byte, its class and its payload codec (the layout table above). */
+    private record Type<R extends JournalRecord>(byte kind, Class<R> type, Encoder<R> encoder, Decoder<R> decoder) {
+        void encode(JournalRecord r, ByteBuffer b) {
+            encoder.encode(type.cast(r), b);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Encoder<R> {
+        void encode(R record, ByteBuffer b);
+    }
+
+    @FunctionalInterface
+    private interface Decoder<R> {
+        R decode(ByteBuffer b);
+    }
+
+    private static <R extends JournalRecord> Type<R> type(byte kind, Class<R> type, Encoder<R> encoder,
+            Decoder<R> decoder) {
+        return new Type<>(kind, type, encoder, decoder);
+    }
+
+    /**
+     * Every record type, once: kind byte ↔ class ↔ payload. Payload layouts (big-endian; str = int
+     * length + UTF-8, -1 for null; key = str runId, long attempt; result = byte outcome code, byte
+     * has-failure, [byte category code, str code, str message], long durationMs, int exitCode (-1:
+     * null), long outputBytes, str outputTail):
+     *
+     * <pre>
+     *  1 SessionRegistered       str sessionId, long generation
+     *  2 PullReserved            str pullId, int maxRuns
+     *  3 PullClosed              str pullId
+     *  4 OfferAccepted           key, str sessionId, long generation, str executor, str specDigest,
+     *                            str idempotencyKey, long timeoutMs
+     *  5 RunStarted              key, long childPid, long childStartMillis
+     *  6 ResultRecorded          key, result
+     *  7 CompletionAcknowledged  key, byte disposition code
+     *  8 Superseded              key
+     *  9 DrainBegun              str sessionId, long generation
+     * 10 Offline                 str sessionId, long generation
+     * 11 OperatorResolved        key, str note
+     * </pre>
+     */
+    private static final List<Type<?>> TYPES = List.of(
+            type(SESSION_REGISTERED, SessionRegistered.class, (s, b) -> {
+                str(b, s.sessionId());
+                b.putLong(s.generation());
+            }, b -> new SessionRegistered(str(b), b.getLong())),
+            type(PULL_RESERVED, PullReserved.class, (p, b) -> {
+                str(b, p.pullId());
+                b.putInt(p.maxRuns());
+            }, b -> new PullReserved(str(b), b.getInt())),
+            type(PULL_CLOSED, PullClosed.class, (p, b) -> str(b, p.pullId()), b -> new PullClosed(str(b))),
+            type(OFFER_ACCEPTED, OfferAccepted.class, (o, b) -> offer(b, o), RecordCodec::offer),
+            type(RUN_STARTED, RunStarted.class, (r, b) -> {
+                key(b, r.runId(), r.attempt());
+                b.putLong(r.childPid());
+                b.putLong(r.childStartMillis());
+            }, b -> new RunStarted(str(b), b.getLong(), b.getLong(), b.getLong())),
+            type(RESULT_RECORDED, ResultRecorded.class, (r, b) -> {
+                key(b, r.runId(), r.attempt());
+                result(b, r.result());
+            }, b -> new ResultRecorded(str(b), b.getLong(), result(b))),
+            type(COMPLETION_ACKNOWLEDGED, CompletionAcknowledged.class, (a, b) -> {
+                key(b, a.runId(), a.attempt());
+                b.put(a.disposition().code());
+            }, b -> new CompletionAcknowledged(str(b), b.getLong(), enumOf(Disposition.values(), b.get()))),
+            type(SUPERSEDED, Superseded.class, (r, b) -> key(b, r.runId(), r.attempt()),
+                    b -> new Superseded(str(b), b.getLong())),
+            type(DRAIN_BEGUN, DrainBegun.class, (d, b) -> {
+                str(b, d.sessionId());
+                b.putLong(d.generation());
+            }, b -> new DrainBegun(str(b), b.getLong())),
+            type(OFFLINE, Offline.class, (o, b) -> {
+                str(b, o.sessionId());
+                b.putLong(o.generation());
+            }, b -> new Offline(str(b), b.getLong())),
+            type(OPERATOR_RESOLVED, OperatorResolved.class, (o, b) -> {
+                key(b, o.runId(), o.attempt());
+                str(b, o.note());
+            }, b -> new OperatorResolved(str(b), b.getLong(), str(b))));
+
+    private static Type<?> typeOf(JournalRecord r) {
+        for (Type<?> t : TYPES) {
+            if (t.type().isInstance(r)) {
+                return t;
+            }
         }
         throw new IllegalArgumentException("unknown record " + r);
     }
 
+    static byte kindOf(JournalRecord r) {
+        return typeOf(r).kind();
+    }
+
     static void encode(JournalRecord r, ByteBuffer b) {
-        if (r instanceof SessionRegistered s) {
-            str(b, s.sessionId());
-            b.putLong(s.generation());
-        } else if (r instanceof PullReserved p) {
-            str(b, p.pullId());
-            b.putInt(p.maxRuns());
-        } else if (r instanceof PullClosed p) {
-            str(b, p.pullId());
-        } else if (r instanceof OfferAccepted o) {
-            offer(b, o);
-        } else if (r instanceof RunStarted s) {
-            key(b, s.runId(), s.attempt());
-            b.putLong(s.childPid());
-            b.putLong(s.childStartMillis());
-        } else if (r instanceof ResultRecorded res) {
-            key(b, res.runId(), res.attempt());
-            result(b, res.result());
-        } else if (r instanceof CompletionAcknowledged a) {
-            key(b, a.runId(), a.attempt());
-            b.put((byte) a.disposition().ordinal());
-        } else if (r instanceof Superseded s) {
-            key(b, s.runId(), s.attempt());
-        } else if (r instanceof DrainBegun d) {
-            str(b, d.sessionId());
-            b.putLong(d.generation());
-        } else if (r instanceof Offline o) {
-            str(b, o.sessionId());
-            b.putLong(o.generation());
-        } else if (r instanceof OperatorResolved o) {
-            key(b, o.runId(), o.attempt());
-            str(b, o.note());
-        } else {
-            throw new IllegalArgumentException("unknown record " + r);
-        }
+        typeOf(r).encode(r, b);
     }
 
     static JournalRecord decode(byte kind, ByteBuffer b) throws CorruptPayloadException {
+        Type<?> type = null;
+        for (Type<?> t : TYPES) {
+            if (t.kind() == kind) {
+                type = t;
+            }
+        }
+        if (type == null) {
+            throw new CorruptPayloadException("unknown record kind " + kind);
+        }
         try {
-            JournalRecord r = switch (kind) {
-                case SESSION_REGISTERED -> new SessionRegistered(str(b), b.getLong());
-                case PULL_RESERVED -> new PullReserved(str(b), b.getInt());
-                case PULL_CLOSED -> new PullClosed(str(b));
-                case OFFER_ACCEPTED -> offer(b);
-                case RUN_STARTED -> new RunStarted(str(b), b.getLong(), b.getLong(), b.getLong());
-                case RESULT_RECORDED -> new ResultRecorded(str(b), b.getLong(), result(b));
-                case COMPLETION_ACKNOWLEDGED -> new CompletionAcknowledged(str(b), b.getLong(),
-                        enumOf(Disposition.values(), b.get()));
-                case SUPERSEDED -> new Superseded(str(b), b.getLong());
-                case DRAIN_BEGUN -> new DrainBegun(str(b), b.getLong());
-                case OFFLINE -> new Offline(str(b), b.getLong());
-                case OPERATOR_RESOLVED -> new OperatorResolved(str(b), b.getLong(), str(b));
-                default -> throw new CorruptPayloadException("unknown record kind " + kind);
-            };
+            JournalRecord r = type.decoder().decode(b);
             end(b);
             return r;
         } catch (BufferUnderflowException | IllegalArgumentException | NullPointerException e) {
@@ -149,7 +180,7 @@ final class RecordCodec {
     static void encodeSession(SessionFact s, ByteBuffer b) {
         str(b, s.sessionId());
         b.putLong(s.generation());
-        b.put((byte) s.status().ordinal());
+        b.put((byte) s.status().code());
     }
 
     static void encodePull(PullReservation p, ByteBuffer b) {
@@ -159,14 +190,14 @@ final class RecordCodec {
 
     static void encodeRun(RunFact f, ByteBuffer b) {
         offer(b, f.offer());
-        b.put((byte) f.phase().ordinal());
+        b.put((byte) f.phase().code());
         b.putLong(f.childPid());
         b.putLong(f.childStartMillis());
         b.put((byte) (f.result() == null ? 0 : 1));
         if (f.result() != null) {
             result(b, f.result());
         }
-        b.put((byte) (f.settlement() == null ? -1 : f.settlement().ordinal()));
+        b.put((byte) (f.settlement() == null ? -1 : f.settlement().code()));
     }
 
     static void encodeEnd(SnapEnd e, ByteBuffer b) {
@@ -217,11 +248,11 @@ final class RecordCodec {
     }
 
     private static void result(ByteBuffer b, RunResult r) {
-        b.put((byte) r.outcome().ordinal());
+        b.put((byte) r.outcome().code());
         Failure f = r.failure();
         b.put((byte) (f == null ? 0 : 1));
         if (f != null) {
-            b.put((byte) f.category().ordinal());
+            b.put((byte) f.category().code());
             str(b, f.code());
             str(b, f.message());
         }
@@ -268,11 +299,8 @@ final class RecordCodec {
         return new String(bytes, StandardCharsets.UTF_8);
     }
 
-    private static <E extends Enum<E>> E enumOf(E[] values, byte ordinal) {
-        if (ordinal < 0 || ordinal >= values.length) {
-            throw new IllegalArgumentException("bad enum ordinal " + ordinal);
-        }
-        return values[ordinal];
+    private static <E extends Enum<E> & DiskCode> E enumOf(E[] values, byte code) {
+        return DiskCode.of(values, code);
     }
 
     private static void end(ByteBuffer b) {

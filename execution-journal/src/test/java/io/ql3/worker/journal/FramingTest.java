@@ -41,6 +41,24 @@ class FramingTest {
         }
     }
 
+    /** The on-disk kind byte of every record type (the record-type table in RecordCodec). */
+    @Test
+    void everyRecordTypeKeepsItsKindByte() {
+        java.util.Map<Class<?>, Integer> kinds = new java.util.LinkedHashMap<>();
+        for (JournalRecord r : everyKind()) {
+            kinds.put(r.getClass(), (int) RecordCodec.kindOf(r));
+        }
+        assertThat(kinds).containsExactly(
+                java.util.Map.entry(JournalRecord.SessionRegistered.class, 1),
+                java.util.Map.entry(PullReserved.class, 2), java.util.Map.entry(PullClosed.class, 3),
+                java.util.Map.entry(JournalRecord.OfferAccepted.class, 4),
+                java.util.Map.entry(JournalRecord.RunStarted.class, 5),
+                java.util.Map.entry(JournalRecord.ResultRecorded.class, 6),
+                java.util.Map.entry(JournalRecord.CompletionAcknowledged.class, 7),
+                java.util.Map.entry(Superseded.class, 8), java.util.Map.entry(DrainBegun.class, 9),
+                java.util.Map.entry(Offline.class, 10), java.util.Map.entry(OperatorResolved.class, 11));
+    }
+
     @Test
     void snapshotEntriesRoundTrip() throws Exception {
         List<Object> entries = List.of(new SessionFact(SESSION, 4, SessionStatus.DRAINING),

@@ -11,26 +11,26 @@ import java.util.Locale;
  * apply there; and {@code run_not_leased} belongs to {@code complete} only.
  */
 public enum ErrorCode implements WireEnum {
-    CONTRACT_VIOLATION(ErrorClass.CLIENT_BUG, 400),
-    PAYLOAD_TOO_LARGE(ErrorClass.CLIENT_BUG, 413),
-    CREDENTIAL_REJECTED(ErrorClass.CREDENTIAL, 401),
-    IDENTITY_MISMATCH(ErrorClass.CREDENTIAL, 403),
-    SESSION_FENCED(ErrorClass.FENCED, 409),
-    SESSION_CONFLICT(ErrorClass.FENCED, 409),
-    VERSION_CONFLICT(ErrorClass.FENCED, 409),
-    LEASE_EXPIRED(ErrorClass.FENCED, 409),
-    SESSION_NOT_ACTIVE(ErrorClass.FENCED, 409),
-    UNKNOWN_OPERATION(ErrorClass.CLIENT_BUG, 404, 405),
-    RUN_NOT_LEASED(ErrorClass.RUN_GONE, 409),
-    RATE_LIMITED(ErrorClass.TRANSIENT, 429),
-    UNAVAILABLE(ErrorClass.TRANSIENT, 503);
+    CONTRACT_VIOLATION(AnswerKind.CLIENT_BUG, 400),
+    PAYLOAD_TOO_LARGE(AnswerKind.CLIENT_BUG, 413),
+    CREDENTIAL_REJECTED(AnswerKind.CREDENTIAL_REJECTED, 401),
+    IDENTITY_MISMATCH(AnswerKind.CREDENTIAL_REJECTED, 403),
+    SESSION_FENCED(AnswerKind.FENCED, 409),
+    SESSION_CONFLICT(AnswerKind.FENCED, 409),
+    VERSION_CONFLICT(AnswerKind.FENCED, 409),
+    LEASE_EXPIRED(AnswerKind.FENCED, 409),
+    SESSION_NOT_ACTIVE(AnswerKind.FENCED, 409),
+    UNKNOWN_OPERATION(AnswerKind.CLIENT_BUG, 404, 405),
+    RUN_NOT_LEASED(AnswerKind.RUN_NOT_LEASED, 409),
+    RATE_LIMITED(AnswerKind.TRANSIENT, 429),
+    UNAVAILABLE(AnswerKind.TRANSIENT, 503);
 
     private final String wire = name().toLowerCase(Locale.ROOT);
-    private final ErrorClass errorClass;
+    private final AnswerKind kind;
     private final int[] statuses;
 
-    ErrorCode(ErrorClass errorClass, int... statuses) {
-        this.errorClass = errorClass;
+    ErrorCode(AnswerKind kind, int... statuses) {
+        this.kind = kind;
         this.statuses = statuses;
     }
 
@@ -39,8 +39,8 @@ public enum ErrorCode implements WireEnum {
         return wire;
     }
 
-    public ErrorClass errorClass() {
-        return errorClass;
+    public AnswerKind kind() {
+        return kind;
     }
 
     /** The HTTP status a server sends with this code (the first one listed: 404 for unknown_operation). */
@@ -48,19 +48,25 @@ public enum ErrorCode implements WireEnum {
         return statuses[0];
     }
 
+    /** True when this code is listed with {@code httpStatus}. */
+    public boolean hasStatus(int httpStatus) {
+        for (int s : statuses) {
+            if (s == httpStatus) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     /** True when this code may be sent with {@code httpStatus} as the answer to {@code op}. */
     public boolean belongsTo(int httpStatus, Operation op) {
-        boolean statusOk = false;
-        for (int s : statuses) {
-            statusOk |= s == httpStatus;
-        }
-        if (!statusOk) {
+        if (!hasStatus(httpStatus)) {
             return false;
         }
         if (this == RUN_NOT_LEASED) {
             return op == Operation.COMPLETE;
         }
-        if (errorClass == ErrorClass.FENCED) {
+        if (kind == AnswerKind.FENCED) {
             return op != Operation.COMPLETE;
         }
         return true;

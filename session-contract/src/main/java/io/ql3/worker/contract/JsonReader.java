@@ -17,11 +17,20 @@ import java.util.List;
 public final class JsonReader {
     /** Deepest nesting of arrays/objects accepted; bounds recursion for any input. */
     public static final int MAX_DEPTH = 64;
+    /**
+     * Most JSON values (scalars, arrays and objects, each counted once) one body may hold. The
+     * biggest legitimate answer (64 offers of the largest built-in spec: 256 argv strings and 128
+     * env members) has about 27,000; the budget bounds the tree built from a body within its cap
+     * (about 40 bytes of heap per value) so that 1 MiB of {@code [0,0,...]} cannot exhaust an
+     * edge agent's 16 MiB heap. Checked before each value is built.
+     */
+    public static final int MAX_VALUES = 65_536;
 
     private final byte[] b;
     private final int end;
     private int pos;
     private int depth;
+    private int values;
     // The path to the value being read, for pointers in violations (built only on error).
     private String[] names = new String[8];
     private int[] indices = new int[8];
@@ -63,6 +72,10 @@ public final class JsonReader {
     private JsonValue value() throws ContractViolation {
         if (pos >= end) {
             throw invalid("unexpected end of input");
+        }
+        if (++values > MAX_VALUES) {
+            throw new ContractViolation(ViolationReason.OVER_CAP, pointer(),
+                    "more than " + MAX_VALUES + " JSON values in one body");
         }
         int c = b[pos];
         switch (c) {

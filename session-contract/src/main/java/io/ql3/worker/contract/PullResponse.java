@@ -4,7 +4,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Pull response. {@code nextPullAfterMs} 0..300000 and 0 when offers are present. Whole-answer
+ * Pull response. {@code nextPullAfterMs} 0..300000; with offers present a server sends 0 and the
+ * client ignores it (section 5 and the section 6 clarifications: not drift). Whole-answer
  * rules throw; count, unique runIds, generation and pullId are drift ({@link DriftCheck#pull});
  * one-offer rules set {@link Offer#rejection()}.
  */
@@ -17,9 +18,6 @@ public record PullResponse(long generation, long nextPullAfterMs, List<Offer> of
         Check.range(nextPullAfterMs, 0, MAX_NEXT_PULL_AFTER_MS, "/nextPullAfterMs");
         offers = List.copyOf(Check.present(offers, "/offers"));
         Check.present(pullId, "/pullId");
-        if (!offers.isEmpty() && nextPullAfterMs != 0) {
-            throw Check.outOfRange("/nextPullAfterMs", "nextPullAfterMs " + nextPullAfterMs + " with offers present");
-        }
     }
 
     /** The same answer with every offer re-checked against {@code policy} (e.g. after {@link #parse(byte[])}). */

@@ -56,10 +56,10 @@ class ErrorBodyTest {
 
     @Test
     void classesAndStatuses() {
-        assertThat(ErrorCode.RUN_NOT_LEASED.errorClass()).isEqualTo(ErrorClass.RUN_GONE);
-        assertThat(ErrorCode.SESSION_FENCED.errorClass()).isEqualTo(ErrorClass.FENCED);
+        assertThat(ErrorCode.RUN_NOT_LEASED.kind()).isEqualTo(AnswerKind.RUN_NOT_LEASED);
+        assertThat(ErrorCode.SESSION_FENCED.kind()).isEqualTo(AnswerKind.FENCED);
         assertThat(ErrorCode.UNKNOWN_OPERATION.httpStatus()).isEqualTo(404);
-        assertThat(ErrorCode.RATE_LIMITED.errorClass()).isEqualTo(ErrorClass.TRANSIENT);
+        assertThat(ErrorCode.RATE_LIMITED.kind()).isEqualTo(AnswerKind.TRANSIENT);
         assertThat(ErrorCode.fromWire("credential_rejected")).isEqualTo(ErrorCode.CREDENTIAL_REJECTED);
     }
 }

@@ -147,15 +147,16 @@ class OfferSpecTest {
     }
 
     @Test
-    void offersPresentWithANextPullHintAreRefused() {
+    void aNextPullHintWithOffersPresentIsIgnoredNotDrift() throws Exception {
         String body = "{\"generation\":7,\"nextPullAfterMs\":5,\"offers\":[" + new String(
                 new PullResponse(7, 0, List.of(Offer.of(1, "k", new RunId("r1"), NoopSpec.INSTANCE, 5)),
                         new PullId("01938a6f-0b3d-7c88-b2e1-9a8b7c6d5e4f")).toCanonicalBytes(), StandardCharsets.UTF_8)
                 .replaceAll("^.*\"offers\":\\[", "");
-        ContractViolation v = catchThrowableOfType(ContractViolation.class,
-                () -> PullResponse.parse(body.getBytes(StandardCharsets.UTF_8)));
-        assertThat(v.reason()).isEqualTo(ViolationReason.OUT_OF_RANGE);
-        assertThat(v.pointer()).isEqualTo("/nextPullAfterMs");
+        // Section 5 and the section 6 clarifications: with offers present the client ignores T.
+        PullResponse r = PullResponse.parse(body.getBytes(StandardCharsets.UTF_8));
+        assertThat(r.offers()).hasSize(1);
+        assertThat(DriftCheck.pull(r, new PullRequest(7, 1, new PullId("01938a6f-0b3d-7c88-b2e1-9a8b7c6d5e4f"), 0)))
+                .isEmpty();
     }
 
     @Test

@@ -68,8 +68,8 @@ final class Exchange {
         this.cap = status == 200 ? responseCap : Math.min(responseCap, errorCap);
         this.responseBody = new CappedBody(cap);
         if (contentLength > cap) {
-            fail(TransportFailure.Reason.RESPONSE_TOO_LARGE, "declared content-length " + contentLength
-                    + " exceeds the cap of " + cap + " bytes", null);
+            fail(new TransportFailure(TransportFailure.Reason.RESPONSE_TOO_LARGE, sent, status,
+                    "declared content-length " + contentLength + " exceeds the cap of " + cap + " bytes", null));
             return false;
         }
         return true;
@@ -78,8 +78,8 @@ final class Exchange {
     /** @return false once the body went over the cap (the exchange has failed; the caller stops reading) */
     boolean append(io.netty.buffer.ByteBuf content) {
         if (!responseBody.append(content)) {
-            fail(TransportFailure.Reason.RESPONSE_TOO_LARGE, "response body exceeds the cap of " + cap
-                    + " bytes; stopped reading at cap+1", null);
+            fail(new TransportFailure(TransportFailure.Reason.RESPONSE_TOO_LARGE, sent, status,
+                    "response body exceeds the cap of " + cap + " bytes; stopped reading at cap+1", null));
             return false;
         }
         return true;

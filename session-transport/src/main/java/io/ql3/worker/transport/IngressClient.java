@@ -1,5 +1,6 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.CompleteRequest;
 import io.ql3.worker.contract.CompleteResponse;
 import io.ql3.worker.contract.ContractViolation;
@@ -18,7 +19,6 @@ import io.ql3.worker.contract.TransitionRequest;
 import io.ql3.worker.contract.TransitionResponse;
 import io.ql3.worker.contract.ViolationReason;
 import io.ql3.worker.contract.WorkerId;
-import io.ql3.worker.transport.IngressResult.Kind;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialProvider;
 import java.time.Duration;
@@ -90,7 +90,7 @@ public final class IngressClient implements AutoCloseable {
     /**
      * A long poll: a {@link #pull} that goes out only on an h2 connection. When the connection this
      * try would use speaks http/1.1 (for example a reconnect fell back to it), the try fails
-     * {@link IngressResult.Kind#NOT_SENT} with {@link TransportFailure.Reason#HTTP1_CONNECTION}
+     * {@link AnswerKind#NOT_SENT_ON_HTTP1} (reason {@link TransportFailure.Reason#HTTP1_CONNECTION})
      * and nothing is written: on http/1.1 a parked pull would block the one connection (contract
      * section 1). A {@link #resend} of it obeys the same rule.
      */
@@ -163,7 +163,7 @@ public final class IngressClient implements AutoCloseable {
         Operation op = req.operation();
         if (req.bodyUnsafe().length > op.requestCap()) {
             // A sender MUST NOT send a body over its cap: a client bug, caught before the wire.
-            return CompletableFuture.completedFuture(new IngressResult<>(Kind.CLIENT_BUG, null, -1, null, null,
+            return CompletableFuture.completedFuture(new IngressResult<>(AnswerKind.CLIENT_BUG, null, -1, null, null,
                     new ContractViolation(ViolationReason.OVER_CAP, "",
                             op.wireName() + " body of " + req.bodyUnsafe().length + " bytes exceeds its cap of "
                                     + op.requestCap()), req, null));

@@ -81,6 +81,18 @@ final class IngressConnection implements AutoCloseable {
     private long newestGeneration;
     /** A generation the server refused while an older one is still valid: connect with the older one. */
     private long rejectedGeneration = -1;
+    /** When that refusal was counted: the newest generation is tried again {@link #retryNewestAfterNanos} later. */
+    private long rejectedAtNanos;
+    /** The credential generation of the last failed connect: a newer one skips the backoff. */
+    private long failedGeneration = -1;
+    /** Bumped each time a backoff is scheduled, so that a superseded backoff timer does nothing. */
+    private long backoffEpoch;
+    /**
+     * The server refused our certificate on an earlier connection: on the next h2 connection
+     * nothing is sent before the server's SETTINGS prove it accepted us, so a repeated refusal
+     * reaches the waiting requests unsent (credentials rejected) rather than outcome-unknown.
+     */
+    private boolean confirmBeforeSending;
     private boolean goingAway;
     private Http1ClientHandler h1;
     private ChannelHandlerContext h1Context;
@@ -253,6 +265,15 @@ final class IngressConnection implements AutoCloseable {
             ex.fail(TransportFailure.Reason.CLOSED, "transport closed", null);
             return;
         }
+        if (consecutiveFailures > 0 && ex.credentialGeneration > failedGeneration) {
+            // A credential file changed since the last failed connect: "at once" holds at the socket too.
+            consecutiveFailures = 0;
+            nextConnectAtNanos = System.nanoTime();
+            if (state == ConnectionState.BACKOFF) {
+                backoffEpoch++;
+                state = state.to(ConnectionState.IDLE);
+            }
+        }
         ex.onDone(this::exchangeDone);
         ex.deadline = loop.schedule(() -> deadlineReached(ex), deadline.toNanos(), TimeUnit.NANOSECONDS);
         newestGeneration = Math.max(newestGeneration, ex.credentialGeneration);
@@ -260,9 +281,23 @@ final class IngressConnection implements AutoCloseable {
         pump();
     }
 
-    /** The generation the connection should use: the newest, unless the server refused it. */
+    /**
+     * How long a refused newest generation is left alone before it is tried again: five reconnect
+     * backoff bounds (5 minutes by default), so a server that starts accepting it is noticed, and a
+     * server that keeps refusing costs one refused connection per period.
+     */
+    private long retryNewestAfterNanos() {
+        return settings.backoffMax().toNanos() * 5;
+    }
+
+    /** The generation the connection should use: the newest, unless the server refused it lately. */
     private long targetGeneration() {
-        return newestGeneration == rejectedGeneration ? channelGeneration : newestGeneration;
+        return newestRefused() ? channelGeneration : newestGeneration;
+    }
+
+    private boolean newestRefused() {
+        return newestGeneration == rejectedGeneration
+                && System.nanoTime() - rejectedAtNanos < retryNewestAfterNanos();
     }
 
     private void exchangeDone(Exchange ex) {
@@ -303,8 +338,9 @@ final class IngressConnection implements AutoCloseable {
                 long wait = nextConnectAtNanos - System.nanoTime();
                 if (consecutiveFailures > 0 && wait > 0) {
                     state = state.to(ConnectionState.BACKOFF);
+                    long epoch = ++backoffEpoch;
                     loop.schedule(() -> {
-                        if (state == ConnectionState.BACKOFF) {
+                        if (state == ConnectionState.BACKOFF && epoch == backoffEpoch) {
                             state = state.to(ConnectionState.IDLE);
                             pump();
                         }
@@ -328,7 +364,7 @@ final class IngressConnection implements AutoCloseable {
                         inFlight.add(ex);
                         h1.send(h1Context, ex);
                     }
-                } else {
+                } else if (!confirmBeforeSending || serverSpoke) {
                     while (!waiting.isEmpty()) {
                         Exchange ex = waiting.poll();
                         inFlight.add(ex);
@@ -386,12 +422,11 @@ final class IngressConnection implements AutoCloseable {
         state = state.to(ConnectionState.CONNECTING);
         CredentialSet set = credentials.checkNow().tls(); // the check before each handshake
         newestGeneration = Math.max(newestGeneration, set.generation());
-        if (set.generation() == rejectedGeneration) {
-            // The server refused this generation: use the previous one while it is valid.
-            CredentialSet fallback = credentials.previousStillValid().orElse(null);
-            if (fallback != null) {
-                set = fallback;
-            }
+        if (set.generation() == rejectedGeneration && newestRefused()) {
+            // The server refused this generation: use the previous keys while they are valid, with
+            // the newest trust bundle (never an older one).
+            CredentialSet newest = set;
+            set = credentials.previousStillValid().map(p -> p.withTrustOf(newest)).orElse(set);
         }
         SslContext ssl;
         try {
@@ -483,7 +518,7 @@ final class IngressConnection implements AutoCloseable {
         if (ch != channel || state != ConnectionState.CONNECTING) {
             return;
         }
-        recordConnectFailure(cause);
+        recordConnectFailure(cause, false);
         if (ch == null) {
             state = state.to(ConnectionState.IDLE);
             schedulePump();
@@ -495,19 +530,32 @@ final class IngressConnection implements AutoCloseable {
         ch.close();
     }
 
-    /** Nothing was sent: every waiting exchange learns the specific reason now; the next try waits out the backoff. */
-    private void recordConnectFailure(Throwable cause) {
-        TransportFailure failure = new TransportFailure(
-                cause == null ? TransportFailure.Reason.RESET : FailureClassifier.classify(cause), false,
+    /**
+     * Nothing was sent: every waiting exchange learns the specific reason now; the next try waits
+     * out the backoff.
+     *
+     * @param serverAuthenticated the handshake completed, so the server proved its identity: only
+     *     then is an alert a refusal of our certificate. Before that, anyone on the path can inject
+     *     a plaintext alert: it is a TLS failure, and nothing falls back because of it.
+     */
+    private void recordConnectFailure(Throwable cause, boolean serverAuthenticated) {
+        TransportFailure.Reason reason = cause == null ? TransportFailure.Reason.RESET : FailureClassifier.classify(cause);
+        if (reason == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED && !serverAuthenticated) {
+            reason = TransportFailure.Reason.TLS_FAILURE;
+        }
+        TransportFailure failure = new TransportFailure(reason, false,
                 "cannot connect to " + endpoint.host() + ":" + endpoint.port(), cause);
         lastConnectFailure = failure;
         consecutiveFailures++;
-        if (failure.reason() == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED
-                && channelGeneration == newestGeneration && channelGeneration != rejectedGeneration
-                && credentials.previousStillValid().isPresent()) {
-            rejectedGeneration = channelGeneration;
-            LOG.log(Level.ERROR, "the server rejected client certificate generation {0}; reconnecting with the"
-                    + " previous generation while it is valid", channelGeneration);
+        failedGeneration = channelGeneration;
+        if (failure.reason() == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED) {
+            confirmBeforeSending = true;
+            if (channelGeneration == newestGeneration && credentials.previousStillValid().isPresent()) {
+                rejectedGeneration = channelGeneration;
+                rejectedAtNanos = System.nanoTime();
+                LOG.log(Level.ERROR, "the server rejected client certificate generation {0}; reconnecting with the"
+                        + " previous keys (and the newest trust bundle) while they are valid", channelGeneration);
+            }
         }
         nextConnectAtNanos = System.nanoTime() + backoff.delayNanos(consecutiveFailures);
         LOG.log(Level.WARNING, "connection attempt {0} failed: {1}", consecutiveFailures, failure.getMessage());
@@ -542,13 +590,13 @@ final class IngressConnection implements AutoCloseable {
             }
             case CONNECTING -> {
                 // closed before the handshake finished (and before its listener ran)
-                recordConnectFailure(cause);
+                recordConnectFailure(cause, false);
                 state = state.to(ConnectionState.CLOSING);
             }
             case READY -> {
                 if (reason == TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED) {
                     // TLS 1.3: the server's refusal of our certificate arrives after the handshake "succeeded".
-                    recordConnectFailure(cause);
+                    recordConnectFailure(cause, true);
                 }
                 state = state.to(ConnectionState.CLOSING);
             }
@@ -685,6 +733,10 @@ final class IngressConnection implements AutoCloseable {
                     // TLS 1.3: the server sends application data only after it accepted our
                     // certificate and Finished, so its SETTINGS prove the handshake on both sides.
                     serverSpoke = true;
+                    if (confirmBeforeSending) {
+                        confirmBeforeSending = false;
+                        schedulePump(); // the requests held back for this confirmation go out now
+                    }
                     for (Probe p : new ArrayList<>(probes)) {
                         if (p.facts != null) {
                             p.complete(true);

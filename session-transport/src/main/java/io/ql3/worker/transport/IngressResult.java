@@ -1,41 +1,21 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
+import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.ErrorBody;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
- * The classified result of one operation (contract section 6). Exactly one {@link Kind}; the
- * typed value only for {@link Kind#SUCCESS}. Every result carries the {@link SentRequest} so an
+ * The classified result of one operation (contract section 6). Exactly one {@link AnswerKind}
+ * (the contract's one vocabulary); the typed value only for {@link AnswerKind#SUCCESS}. Every
+ * result carries the {@link SentRequest} so an
  * outcome-unknown, not-sent or transient try can be repeated with byte-identical bytes.
  */
 public final class IngressResult<T> {
-    /** What the caller must do; see docs/transport.md for the table. */
-    public enum Kind {
-        /** 200 with a body that parsed strictly (semantic drift checks are the caller's). */
-        SUCCESS,
-        /** 400, 413, 404, 405, or a request body over its cap (not sent): a client bug. */
-        CLIENT_BUG,
-        /** 401, 403, or a TLS alert refusing our client certificate. */
-        CREDENTIAL_REJECTED,
-        /** 409 with a session code on register/heartbeat/transition/pull. */
-        FENCED,
-        /** 409 {@code run_not_leased} on complete. */
-        RUN_NOT_LEASED,
-        /** 429 or 503; {@link #retryAfter()} when the server sent {@code retry-after} seconds. */
-        TRANSIENT,
-        /** Other 5xx, reset, timeout or TLS failure after the request was (maybe) sent. */
-        OUTCOME_UNKNOWN,
-        /** Connect/handshake failure, backoff or deadline before any byte was sent: the server did not act. */
-        NOT_SENT,
-        /** A 200 body that breaks the contract, a body over its cap, an error body that breaks it, or an unexpected status. */
-        DRIFT,
-        /** The token file is unusable: the request was not sent. */
-        LOCAL_CREDENTIAL_ERROR
-    }
-
-    private final Kind kind;
+    private final AnswerKind kind;
     private final T value;
     private final int httpStatus;
     private final ErrorBody error;
@@ -44,7 +24,7 @@ public final class IngressResult<T> {
     private final SentRequest request;
     private final String protocol;
 
-    IngressResult(Kind kind, T value, int httpStatus, ErrorBody error, Duration retryAfter, Throwable cause,
+    IngressResult(AnswerKind kind, T value, int httpStatus, ErrorBody error, Duration retryAfter, Throwable cause,
             SentRequest request, String protocol) {
         this.kind = Objects.requireNonNull(kind);
         this.value = value;
@@ -56,17 +36,17 @@ public final class IngressResult<T> {
         this.protocol = protocol;
     }
 
-    public Kind kind() {
+    public AnswerKind kind() {
         return kind;
     }
 
     public boolean isSuccess() {
-        return kind == Kind.SUCCESS;
+        return kind == AnswerKind.SUCCESS;
     }
 
-    /** The parsed response; throws unless {@link Kind#SUCCESS}. */
+    /** The parsed response; throws unless {@link AnswerKind#SUCCESS}. */
     public T value() {
-        if (kind != Kind.SUCCESS) {
+        if (kind != AnswerKind.SUCCESS) {
             throw new IllegalStateException("no value: " + this);
         }
         return value;
@@ -101,7 +81,19 @@ public final class IngressResult<T> {
 
     /** True when the same bytes may (and, for outcome-unknown, must) be sent again on a later try. */
     public boolean resendable() {
-        return kind == Kind.OUTCOME_UNKNOWN || kind == Kind.NOT_SENT || kind == Kind.TRANSIENT;
+        return kind == AnswerKind.OUTCOME_UNKNOWN || kind == AnswerKind.NOT_SENT || kind == AnswerKind.NOT_SENT_ON_HTTP1
+                || kind == AnswerKind.TRANSIENT;
+    }
+
+    /** This result as the runtime reacts to it: the public sealed answer type. */
+    public Answer<T> answer() {
+        if (kind == AnswerKind.SUCCESS) {
+            return Answer.success(value);
+        }
+        return new Answer.Refusal<>(kind, httpStatus, error == null ? null : error.code(),
+                Optional.ofNullable(retryAfter),
+                cause instanceof ContractViolation v ? v : null,
+                request.operation().wireName() + (cause != null ? ": " + cause.getMessage() : ""));
     }
 
     @Override

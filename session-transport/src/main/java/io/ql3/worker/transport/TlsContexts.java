@@ -19,15 +19,20 @@ final class TlsContexts {
     static final List<String> TLS13_SUITES = List.of("TLS_AES_128_GCM_SHA256", "TLS_AES_256_GCM_SHA384",
             "TLS_CHACHA20_POLY1305_SHA256");
 
-    // The two newest generations: the current one and the one a rejected rotation falls back to.
-    private final java.util.Map<Long, SslContext> byGeneration = new java.util.HashMap<>();
+    // The sets used last (the current one and the one a rejected rotation falls back to), by
+    // instance: a fallback set (older keys, newest trust) shares its generation with the older set.
+    private final java.util.Map<CredentialSet, SslContext> bySet = new java.util.LinkedHashMap<>(4, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(java.util.Map.Entry<CredentialSet, SslContext> eldest) {
+            return size() > 3;
+        }
+    };
 
     SslContext contextFor(CredentialSet set) throws SSLException {
-        SslContext ctx = byGeneration.get(set.generation());
+        SslContext ctx = bySet.get(set);
         if (ctx == null) {
             ctx = build(set);
-            byGeneration.put(set.generation(), ctx);
-            byGeneration.keySet().removeIf(g -> g < set.generation() - 1);
+            bySet.put(set, ctx);
         }
         return ctx;
     }

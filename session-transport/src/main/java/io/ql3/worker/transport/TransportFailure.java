@@ -44,12 +44,24 @@ public final class TransportFailure extends Exception {
 
     private final Reason reason;
     private final boolean requestSent;
+    private final int httpStatus;
 
     TransportFailure(Reason reason, boolean requestSent, String message, Throwable cause) {
-        super(reason + (requestSent ? " (request sent)" : " (request not sent)") + (message == null ? "" : ": " + message),
+        this(reason, requestSent, -1, message, cause);
+    }
+
+    TransportFailure(Reason reason, boolean requestSent, int httpStatus, String message, Throwable cause) {
+        super(reason + (requestSent ? " (request sent)" : " (request not sent)")
+                + (httpStatus >= 0 ? " (HTTP " + httpStatus + ")" : "") + (message == null ? "" : ": " + message),
                 cause);
         this.reason = reason;
         this.requestSent = requestSent;
+        this.httpStatus = httpStatus;
+    }
+
+    /** The status of the answer whose body went over its cap ({@link Reason#RESPONSE_TOO_LARGE}), or -1. */
+    public int httpStatus() {
+        return httpStatus;
     }
 
     public Reason reason() {
@@ -61,6 +73,6 @@ public final class TransportFailure extends Exception {
     }
 
     TransportFailure withSent(boolean sent) {
-        return sent == requestSent ? this : new TransportFailure(reason, sent, null, this);
+        return sent == requestSent ? this : new TransportFailure(reason, sent, httpStatus, null, this);
     }
 }

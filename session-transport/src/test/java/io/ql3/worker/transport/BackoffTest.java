@@ -19,4 +19,15 @@ class BackoffTest {
         assertThat(high.delayNanos(Integer.MAX_VALUE)).isLessThanOrEqualTo(Duration.ofSeconds(60).toNanos());
         assertThat(low.delayNanos(10_000)).isEqualTo(Duration.ofSeconds(30).toNanos());
     }
+
+    @Test
+    void theStatefulFormCountsFailuresUntilASuccessResetsIt() {
+        Backoff b = new Backoff(Duration.ofSeconds(1), Duration.ofSeconds(8), () -> 0.0);
+        assertThat(b.nextDelayNanos()).isEqualTo(Duration.ofMillis(500).toNanos());
+        assertThat(b.nextDelayNanos()).isEqualTo(Duration.ofSeconds(1).toNanos());
+        assertThat(b.nextDelayNanos()).isEqualTo(Duration.ofSeconds(2).toNanos());
+        assertThat(b.failures()).isEqualTo(3);
+        b.reset();
+        assertThat(b.nextDelayNanos()).isEqualTo(Duration.ofMillis(500).toNanos());
+    }
 }

@@ -6,7 +6,7 @@ import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.PullRequest;
 import io.ql3.worker.contract.SessionId;
-import io.ql3.worker.transport.IngressResult.Kind;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.transport.testing.TestServer;
 import io.ql3.worker.transport.testing.Vectors;
 import java.nio.file.Path;
@@ -52,7 +52,7 @@ class Http2FaultTest {
         HeartbeatRequest hb = HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
         boolean ok = false;
         for (int i = 0; i < 5 && !ok; i++) {
-            ok = c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind() == Kind.SUCCESS;
+            ok = c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind() == AnswerKind.SUCCESS;
         }
         assertThat(ok).as("a heartbeat succeeded").isTrue();
         assertThat(s.connections()).isEqualTo(1);
@@ -69,7 +69,7 @@ class Http2FaultTest {
         for (int i = 0; i < 3 && (r == null || !r.isSuccess()); i++) {
             r = c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS);
         }
-        assertThat(r.kind()).isEqualTo(Kind.SUCCESS);
+        assertThat(r.kind()).isEqualTo(AnswerKind.SUCCESS);
         assertThat(s.connections()).isEqualTo(2);
         assertThat(c.maxOpenSockets()).isEqualTo(1);
     }
@@ -80,7 +80,7 @@ class Http2FaultTest {
         pullReply.set(r -> reply(new TestServer.Reset()));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
             IngressResult<?> r = pull(c);
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.RESET);
             assertThat(r.request().body()).isEqualTo(Vectors.request("pull.json"));
             heartbeatStillWorks(c, s);
@@ -98,7 +98,7 @@ class Http2FaultTest {
             IngressResult<?> r = c.pull(SESSION, new PullRequest(7, 3,
                             PullRequest.parse(Vectors.request("pull.json")).pullId(), 0), OfferPolicy.CONTRACT)
                     .get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
             heartbeatStillWorks(c, s);
         }
@@ -112,7 +112,7 @@ class Http2FaultTest {
         pullReply.set(r -> reply(new TestServer.Stream(200, atCap, 16_384)));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
             IngressResult<?> r = pull(c);
-            assertThat(r.kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(r.kind()).isEqualTo(AnswerKind.SUCCESS);
         }
     }
 
@@ -124,7 +124,7 @@ class Http2FaultTest {
         pullReply.set(r -> reply(new TestServer.Stream(200, overCap, 16_384)));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
             IngressResult<?> r = pull(c);
-            assertThat(r.kind()).isEqualTo(Kind.DRIFT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.DRIFT);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason())
                     .isEqualTo(TransportFailure.Reason.RESPONSE_TOO_LARGE);
             heartbeatStillWorks(c, s);
@@ -132,12 +132,12 @@ class Http2FaultTest {
     }
 
     @Test
-    void declaredLengthOverTheCapIsRejectedBeforeTheBody() throws Exception {
+    void declaredLengthOverTheCapIsRejectedBeforeTheBodyAndTheStatusDecides() throws Exception {
         Fixture f = new Fixture(tmp);
         pullReply.set(r -> reply(new TestServer.Respond(503, Map.of(), TestServer.bytes(5000, ' '))));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
             IngressResult<?> r = pull(c);
-            assertThat(r.kind()).isEqualTo(Kind.DRIFT);
+            assertThat(r.kind()).as("a 503 is transient whatever its body").isEqualTo(AnswerKind.TRANSIENT);
             assertThat(r.cause().orElseThrow().getMessage()).contains("declared content-length 5000");
             heartbeatStillWorks(c, s);
         }
@@ -153,7 +153,7 @@ class Http2FaultTest {
             IngressResult<?> r = c.pull(SESSION, new PullRequest(7, 3,
                             PullRequest.parse(Vectors.request("pull.json")).pullId(), 0), OfferPolicy.CONTRACT)
                     .get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
             heartbeatStillWorks(c, s);
         }
@@ -165,7 +165,7 @@ class Http2FaultTest {
         pullReply.set(r -> reply(new TestServer.RespondThenGoAway(
                 new TestServer.Respond(200, Map.of(), Vectors.response("pull-empty.json")))));
         try (TestServer s = server(f); IngressClient c = f.client(s)) {
-            assertThat(pull(c).kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(pull(c).kind()).isEqualTo(AnswerKind.SUCCESS);
             heartbeatOnASecondConnection(c, s);
         }
     }
@@ -199,10 +199,10 @@ class Http2FaultTest {
             var pull = c.pull(SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT);
             arrived.get(20, TimeUnit.SECONDS);
             HeartbeatRequest hb = HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
-            assertThat(c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(c.heartbeat(SESSION, hb).get(20, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
 
             IngressResult<?> r = pull.get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.ABORTED);
             assertThat(r.request().body()).isEqualTo(Vectors.request("pull.json"));
 
@@ -223,7 +223,7 @@ class Http2FaultTest {
             arrived.get(20, TimeUnit.SECONDS);
             c.abortPulls();
             IngressResult<?> r = pull.get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.ABORTED);
             heartbeatStillWorks(c, s);
         }

@@ -2,6 +2,7 @@ package io.ql3.worker.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.CompleteRequest;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;
@@ -43,7 +44,7 @@ class IngressClientEndToEndTest {
                 }).start();
                 IngressClient client = f.client(server)) {
             assertThat(client.register(SESSION, RegisterRequest.parse(Vectors.request("register-edge.json")))
-                    .get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+                    .get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(client.heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
                     .get(10, TimeUnit.SECONDS).value().version()).isEqualTo(2);
 
@@ -59,7 +60,7 @@ class IngressClientEndToEndTest {
             assertThat(pull).isNotDone();
             parkedPull.complete(new TestServer.Respond(200, Map.of(), Vectors.response("pull-empty.json")));
             IngressResult<PullResponse> pulled = pull.get(10, TimeUnit.SECONDS);
-            assertThat(pulled.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(pulled.kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(pulled.value().offers()).isEmpty();
             assertThat(client.transition(SESSION,
                             TransitionRequest.parse(Vectors.request("transition-active-draining.json")))
@@ -113,7 +114,7 @@ class IngressClientEndToEndTest {
             var transition = client.transition(SESSION,
                     TransitionRequest.parse(Vectors.request("transition-active-draining.json")));
             for (var r : List.of(register, heartbeat, pull, complete, transition)) {
-                assertThat(r.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+                assertThat(r.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
             }
             assertThat(client.protocol()).isEqualTo("http/1.1");
             assertThat(server.connections()).isEqualTo(1);

@@ -2,6 +2,7 @@ package io.ql3.worker.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.PullRequest;
@@ -33,12 +34,12 @@ class LongPollAndHandshakeTest {
                 IngressClient client = f.client(server)) {
             IngressResult<PullResponse> r = client.longPoll(SESSION, PullRequest.parse(Vectors.request("pull.json")),
                     OfferPolicy.CONTRACT).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
             assertThat(r.cause()).get().isInstanceOfSatisfying(TransportFailure.class,
                     t -> assertThat(t.reason()).isEqualTo(TransportFailure.Reason.HTTP1_CONNECTION));
             assertThat(r.request().h2Only()).isTrue();
             assertThat(client.protocol()).isEqualTo("http/1.1");
-            assertThat(client.resend(r).get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(client.resend(r).get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
             // The connection stays usable for everything else.
             assertThat(client.heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
                     .get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
@@ -55,7 +56,7 @@ class LongPollAndHandshakeTest {
                 IngressClient client = f.client(server)) {
             IngressResult<PullResponse> r = client.longPoll(SESSION, PullRequest.parse(Vectors.request("pull.json")),
                     OfferPolicy.CONTRACT).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).as(r.toString()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(r.kind()).as(r.toString()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(server.requests()).extracting(TestServer.Request::protocol).containsExactly("h2");
         }
     }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.WorkerId;
@@ -110,7 +111,7 @@ class OpensslCertificatesTest {
                         WorkerId.of(Vectors.WORKER), provider, Fixture.settings())) {
             IngressResult<?> r = client.heartbeat(new SessionId(Vectors.SESSION),
                     HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"))).get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(r.kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(server.clientCertificates()).containsExactly(provider.tls().leafFingerprint());
         }
     }

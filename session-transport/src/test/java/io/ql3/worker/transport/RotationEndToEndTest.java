@@ -2,6 +2,7 @@ package io.ql3.worker.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.PullRequest;
@@ -57,12 +58,12 @@ class RotationEndToEndTest {
             // connection closed at that quiet moment, and the heartbeat goes out on a new one.
             assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
             IngressResult<PullResponse> aborted = pull.get(10, TimeUnit.SECONDS);
-            assertThat(aborted.kind()).isEqualTo(IngressResult.Kind.OUTCOME_UNKNOWN);
+            assertThat(aborted.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) aborted.cause().orElseThrow()).reason())
                     .isEqualTo(TransportFailure.Reason.ABORTED);
 
             IngressResult<PullResponse> resent = client.resend(aborted).get(10, TimeUnit.SECONDS);
-            assertThat(resent.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(resent.kind()).isEqualTo(AnswerKind.SUCCESS);
 
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), next.sha256());
             assertThat(server.connections()).isEqualTo(2);
@@ -87,13 +88,37 @@ class RotationEndToEndTest {
             f.creds.rotateAtomically(refused);
             f.clock.realNowPlus(SETTLE);
             IngressResult<?> rejected = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(rejected.kind()).isEqualTo(IngressResult.Kind.CREDENTIAL_REJECTED);
+            boolean written = ((TransportFailure) rejected.cause().orElseThrow()).requestSent();
+            assertThat(rejected.kind()).isEqualTo(written ? AnswerKind.OUTCOME_UNKNOWN : AnswerKind.CREDENTIAL_REJECTED);
             IngressResult<?> again = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(again.kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(again.kind()).isEqualTo(AnswerKind.SUCCESS);
             // Connection 2 presented the refused certificate (its handshake failed on the server, so it
             // is not recorded); connection 3 is back on the previous, still valid one.
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), f.client.sha256());
             assertThat(server.connections()).isEqualTo(3);
+            assertThat(client.maxOpenSockets()).isEqualTo(1);
+        }
+    }
+
+    /** Defect 10: a refused newest set is not stuck to: it is tried again after five backoff bounds. */
+    @Test
+    void aRefusedNewestSetIsTriedAgainOnASchedule() throws Exception {
+        Fixture f = new Fixture(tmp);
+        TestPki.Issued otherCa = TestPki.rootCa("second client CA");
+        Files.writeString(f.creds.files().trustBundle(), TestPki.pem(f.ca.cert(), otherCa.cert()));
+        Duration bound = Duration.ofMillis(100); // tried again after 5 x 100 ms
+        try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
+                IngressClient client = f.client(server, Fixture.settings().withBackoff(Duration.ofMillis(20), bound))) {
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
+            f.creds.rotateAtomically(otherCa.issue(TestPki.Spec.forClient(Vectors.WORKER)));
+            f.clock.realNowPlus(SETTLE);
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).isFalse();
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).as("fallback").isTrue();
+            assertThat(server.connections()).isEqualTo(3);
+            Thread.sleep(bound.multipliedBy(5).plusMillis(200).toMillis()); // the schedule itself is under test
+            client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS); // goes out on the newest set: refused again
+            assertThat(client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS).isSuccess()).as("fallback").isTrue();
+            assertThat(server.connections()).as("the newest set was tried again").isEqualTo(5);
             assertThat(client.maxOpenSockets()).isEqualTo(1);
         }
     }
@@ -137,7 +162,7 @@ class RotationEndToEndTest {
             f.creds.rotateToken("has space inside the token");
             f.clock.realNowPlus(SETTLE);
             IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.LOCAL_CREDENTIAL_ERROR);
+            assertThat(r.kind()).isEqualTo(AnswerKind.LOCAL_CREDENTIAL_ERROR);
             assertThat(server.connections()).isZero();
         }
     }
@@ -162,8 +187,8 @@ class RotationEndToEndTest {
             f.clock.realNowPlus(SETTLE);
             var heartbeat = client.heartbeat(SESSION, hb());
             pullAnswer.complete(new TestServer.Respond(200, Map.of(), Vectors.response("pull-empty.json")));
-            assertThat(pull.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
-            assertThat(heartbeat.get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.SUCCESS);
+            assertThat(pull.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
+            assertThat(heartbeat.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(server.clientCertificates()).containsExactly(f.client.sha256(), next.sha256());
             assertThat(client.maxOpenSockets()).isEqualTo(1);
         }

@@ -2,6 +2,7 @@ package io.ql3.worker.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.transport.testing.TestPki;
@@ -42,7 +43,7 @@ class SessionResumptionTest {
 
     private static void heartbeatOk(IngressClient client) throws Exception {
         IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-        assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(IngressResult.Kind.SUCCESS);
+        assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(AnswerKind.SUCCESS);
     }
 
     @Test

@@ -3,6 +3,7 @@ package io.ql3.worker.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.HeartbeatResponse;
 import io.ql3.worker.contract.SessionId;
@@ -41,7 +42,7 @@ class TlsRefusalTest {
         Fixture f = new Fixture(tmp);
         try (TestServer server = f.serverBuilder().protocol("TLSv1.2").start()) {
             IngressResult<HeartbeatResponse> r = heartbeat(f, server);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.TLS_PROTOCOL_VERSION);
             assertThat(server.requests()).isEmpty();
         }
@@ -54,7 +55,7 @@ class TlsRefusalTest {
         try (TestServer server = TestServer.builder().certificate(otherCa.issue(TestPki.Spec.forServer()))
                 .clientCa(f.ca.cert()).start()) {
             IngressResult<HeartbeatResponse> r = heartbeat(f, server);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.SERVER_UNTRUSTED);
             assertThat(server.requests()).isEmpty();
         }
@@ -66,7 +67,7 @@ class TlsRefusalTest {
         TestPki.Issued wrongName = f.ca.issue(TestPki.Spec.forServer().names(List.of("ingress.example"), List.of("10.9.8.7")));
         try (TestServer server = TestServer.builder().certificate(wrongName).clientCa(f.ca.cert()).start()) {
             IngressResult<HeartbeatResponse> r = heartbeat(f, server);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.HOSTNAME_MISMATCH);
             assertThat(server.requests()).isEmpty();
         }
@@ -80,7 +81,7 @@ class TlsRefusalTest {
                 .validity(now.minus(Duration.ofDays(10)), now.minus(Duration.ofDays(1))));
         try (TestServer server = TestServer.builder().certificate(expired).clientCa(f.ca.cert()).start()) {
             IngressResult<HeartbeatResponse> r = heartbeat(f, server);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.SERVER_CERTIFICATE_EXPIRED);
             assertThat(server.requests()).isEmpty();
         }
@@ -118,7 +119,9 @@ class TlsRefusalTest {
         java.nio.file.Files.writeString(f.creds.files().trustBundle(), TestPki.pem(f.ca.cert(), clientCa.cert()));
         try (TestServer server = f.serverBuilder().start()) {
             IngressResult<HeartbeatResponse> r = heartbeat(f, server);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.CREDENTIAL_REJECTED);
+            // Once a request was written the refusal is a TLS failure of it (outcome unknown).
+            boolean written = ((TransportFailure) r.cause().orElseThrow()).requestSent();
+            assertThat(r.kind()).isEqualTo(written ? AnswerKind.OUTCOME_UNKNOWN : AnswerKind.CREDENTIAL_REJECTED);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.CLIENT_CERTIFICATE_REJECTED);
             assertThat(server.requests()).isEmpty();
         }
@@ -153,7 +156,7 @@ class TlsRefusalTest {
                     Fixture.settings().withHandshakeTimeout(Duration.ofMillis(300)))) {
                 IngressResult<?> r = client.heartbeat(new SessionId(Vectors.SESSION),
                         HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"))).get(20, TimeUnit.SECONDS);
-                assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+                assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
                 assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.HANDSHAKE_TIMEOUT);
             }
         }
@@ -170,7 +173,7 @@ class TlsRefusalTest {
                 io.ql3.worker.contract.WorkerId.of(Vectors.WORKER), f.provider(), Fixture.settings())) {
             IngressResult<?> r = client.heartbeat(new SessionId(Vectors.SESSION),
                     HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"))).get(20, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
             assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.CONNECT_FAILED);
             assertThat(r.request().body()).isEqualTo(Vectors.request("heartbeat-active.json"));
         }
@@ -185,11 +188,11 @@ class TlsRefusalTest {
                         .withResponseTimeout(Duration.ofMillis(300)))) {
             HeartbeatRequest hb = HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
             SessionId s = new SessionId(Vectors.SESSION);
-            assertThat(client.heartbeat(s, hb).get(10, TimeUnit.SECONDS).kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+            assertThat(client.heartbeat(s, hb).get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.NOT_SENT);
             // Within the backoff window, the next tries wait and time out unsent: no new socket.
             for (int i = 0; i < 3; i++) {
                 IngressResult<HeartbeatResponse> r = client.heartbeat(s, hb).get(10, TimeUnit.SECONDS);
-                assertThat(r.kind()).isEqualTo(IngressResult.Kind.NOT_SENT);
+                assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
                 assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.TIMEOUT);
             }
             assertThat(server.connections()).isEqualTo(1);

@@ -14,7 +14,7 @@ import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.RunId;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.WorkerId;
-import io.ql3.worker.transport.IngressResult.Kind;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.transport.testing.KeyStores;
 import io.ql3.worker.transport.testing.TestServer;
 import io.ql3.worker.transport.testing.Vectors;
@@ -116,15 +116,15 @@ class WireMockFaultTest {
         "503, error-503-unavailable.json, TRANSIENT",
         "500, error-503-unavailable.json, OUTCOME_UNKNOWN",
         "502, error-503-unavailable.json, OUTCOME_UNKNOWN",
-        "409, error-409-run-not-leased.json, DRIFT",
+        "409, error-409-run-not-leased.json, FENCED",
         "503, error-401-credential-rejected.json, TRANSIENT",
-        "401, error-409-session-fenced.json, DRIFT",
+        "401, error-409-session-fenced.json, CREDENTIAL_REJECTED",
         "418, error-400-contract-violation.json, DRIFT",
         "204, heartbeat-active.json, DRIFT",
         "200, heartbeat-active.json, SUCCESS",
         "200, transition-draining.json, DRIFT"
     })
-    void heartbeatStatusIsClassified(int status, String body, Kind expected) throws Exception {
+    void heartbeatStatusIsClassified(int status, String body, AnswerKind expected) throws Exception {
         stub("heartbeat", aResponse().withStatus(status).withBody(Vectors.response(body)));
         IngressResult<?> r = await(shared.heartbeat(SESSION, hb()));
         assertThat(r.kind()).isEqualTo(expected);
@@ -135,14 +135,14 @@ class WireMockFaultTest {
     }
 
     @Test
-    void completeConflictIsRunNotLeasedAndASessionCodeThereIsDrift() throws Exception {
+    void completeConflictIsRunNotLeasedAndASessionCodeThereIsFenced() throws Exception {
         CompleteRequest req = CompleteRequest.parse(Vectors.request("complete-succeeded.json"));
         stub("complete", aResponse().withStatus(409).withBody(Vectors.response("error-409-run-not-leased.json")));
         IngressResult<?> r = await(shared.complete(SESSION, new RunId(Vectors.RUN), req));
-        assertThat(r.kind()).isEqualTo(Kind.RUN_NOT_LEASED);
+        assertThat(r.kind()).isEqualTo(AnswerKind.RUN_NOT_LEASED);
         assertThat(r.error().orElseThrow().code().wire()).isEqualTo("run_not_leased");
         stub("complete", aResponse().withStatus(409).withBody(Vectors.response("error-409-session-fenced.json")));
-        assertThat(await(shared.complete(SESSION, new RunId(Vectors.RUN), req)).kind()).isEqualTo(Kind.DRIFT);
+        assertThat(await(shared.complete(SESSION, new RunId(Vectors.RUN), req)).kind()).isEqualTo(AnswerKind.FENCED);
     }
 
     @Test
@@ -150,13 +150,13 @@ class WireMockFaultTest {
         stub("heartbeat", aResponse().withStatus(429).withHeader("retry-after", "17")
                 .withBody(Vectors.response("error-429-rate-limited.json")));
         IngressResult<?> r = await(shared.heartbeat(SESSION, hb()));
-        assertThat(r.kind()).isEqualTo(Kind.TRANSIENT);
+        assertThat(r.kind()).isEqualTo(AnswerKind.TRANSIENT);
         assertThat(r.retryAfter()).contains(Duration.ofSeconds(17));
         assertThat(r.resendable()).isTrue();
         stub("heartbeat", aResponse().withStatus(503).withHeader("retry-after", "Wed, 21 Oct 2015 07:28:00 GMT")
                 .withBody(Vectors.response("error-503-unavailable.json")));
         IngressResult<?> date = await(shared.heartbeat(SESSION, hb()));
-        assertThat(date.kind()).isEqualTo(Kind.TRANSIENT);
+        assertThat(date.kind()).isEqualTo(AnswerKind.TRANSIENT);
         assertThat(date.retryAfter()).isEmpty();
     }
 
@@ -165,14 +165,14 @@ class WireMockFaultTest {
         try (IngressClient client = client(Fixture.settings())) {
             stub("heartbeat", aResponse().withFault(Fault.CONNECTION_RESET_BY_PEER));
             IngressResult<?> r = await(client.heartbeat(SESSION, hb()));
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(r.request().body()).isEqualTo(Vectors.request("heartbeat-active.json"));
             // The next try resends the identical bytes on a new connection and succeeds.
             stub("heartbeat", aResponse().withStatus(200).withBody(Vectors.response("heartbeat-active.json")));
             @SuppressWarnings("unchecked")
             IngressResult<io.ql3.worker.contract.HeartbeatResponse> unknown =
                     (IngressResult<io.ql3.worker.contract.HeartbeatResponse>) r;
-            assertThat(await(client.resend(unknown)).kind()).isEqualTo(Kind.SUCCESS);
+            assertThat(await(client.resend(unknown)).kind()).isEqualTo(AnswerKind.SUCCESS);
             assertThat(client.connectionsOpened()).isEqualTo(2);
             assertThat(client.maxOpenSockets()).isEqualTo(1);
         }
@@ -183,7 +183,7 @@ class WireMockFaultTest {
         try (IngressClient client = client(Fixture.settings())) {
             stub("heartbeat", aResponse().withFault(Fault.MALFORMED_RESPONSE_CHUNK));
             IngressResult<?> r = await(client.heartbeat(SESSION, hb()));
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
         }
     }
 
@@ -191,7 +191,7 @@ class WireMockFaultTest {
     void emptyResponseIsOutcomeUnknown() throws Exception {
         try (IngressClient client = client(Fixture.settings())) {
             stub("heartbeat", aResponse().withFault(Fault.EMPTY_RESPONSE));
-            assertThat(await(client.heartbeat(SESSION, hb())).kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(await(client.heartbeat(SESSION, hb())).kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
         }
     }
 
@@ -200,7 +200,7 @@ class WireMockFaultTest {
         try (IngressClient client = client(Fixture.settings())) {
             stub("heartbeat", aResponse().withFault(Fault.RANDOM_DATA_THEN_CLOSE));
             IngressResult<?> r = await(client.heartbeat(SESSION, hb()));
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason())
                     .isIn(TransportFailure.Reason.MALFORMED_RESPONSE, TransportFailure.Reason.RESET);
         }
@@ -213,7 +213,7 @@ class WireMockFaultTest {
             stub("heartbeat", aResponse().withStatus(200).withFixedDelay(5_000)
                     .withBody(Vectors.response("heartbeat-active.json")));
             IngressResult<?> r = await(client.heartbeat(SESSION, hb()));
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
         }
     }
@@ -222,11 +222,25 @@ class WireMockFaultTest {
     void bodyOneByteOverTheCapIsRejected() throws Exception {
         stub("heartbeat", aResponse().withStatus(200).withBody(TestServer.bytes(4097, ' ')));
         IngressResult<?> r = await(shared.heartbeat(SESSION, hb()));
-        assertThat(r.kind()).isEqualTo(Kind.DRIFT);
+        assertThat(r.kind()).isEqualTo(AnswerKind.DRIFT);
         assertThat(((TransportFailure) r.cause().orElseThrow()).reason())
                 .isEqualTo(TransportFailure.Reason.RESPONSE_TOO_LARGE);
-        stub("heartbeat", aResponse().withStatus(503).withBody(TestServer.bytes(4097, ' ')));
-        assertThat(await(shared.heartbeat(SESSION, hb())).kind()).isEqualTo(Kind.DRIFT); // error cap 4096 too
+    }
+
+    /** Section 6 clarifications: a non-200 is classified by its status before its body, whatever its size. */
+    @ParameterizedTest(name = "HTTP {0} with a 5 KB text/html body -> {1}")
+    @CsvSource({"503, TRANSIENT", "429, TRANSIENT", "502, OUTCOME_UNKNOWN", "504, OUTCOME_UNKNOWN",
+        "401, CREDENTIAL_REJECTED", "400, CLIENT_BUG", "409, FENCED", "302, DRIFT"})
+    void aNonSuccessOverTheErrorCapIsClassifiedByItsStatus(int status, AnswerKind expected) throws Exception {
+        String html = "<html><body>" + "x".repeat(5 * 1024) + "</body></html>";
+        stub("heartbeat", aResponse().withStatus(status).withHeader("content-type", "text/html")
+                .withHeader("retry-after", "7").withBody(html));
+        IngressResult<?> r = await(shared.heartbeat(SESSION, hb()));
+        assertThat(r.kind()).as(r.toString()).isEqualTo(expected);
+        assertThat(r.httpStatus()).isEqualTo(status);
+        if (expected != AnswerKind.TRANSIENT) {
+            assertThat(r.retryAfter()).isEmpty();
+        }
     }
 
     @Test
@@ -236,7 +250,7 @@ class WireMockFaultTest {
             stub("heartbeat", aResponse().withStatus(200).withBody(Vectors.response("heartbeat-active.json"))
                     .withChunkedDribbleDelay(10, 4_000));
             IngressResult<?> r = await(client.heartbeat(SESSION, hb()));
-            assertThat(r.kind()).isEqualTo(Kind.OUTCOME_UNKNOWN);
+            assertThat(r.kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
             assertThat(((TransportFailure) r.cause().orElseThrow()).reason()).isEqualTo(TransportFailure.Reason.TIMEOUT);
         }
     }

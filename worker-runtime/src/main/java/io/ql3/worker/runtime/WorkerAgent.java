@@ -44,7 +44,11 @@ import io.ql3.worker.runtime.status.StatusFile;
 import io.ql3.worker.runtime.status.StatusSnapshot;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
-import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.Operation;
+import io.ql3.worker.runtime.plane.PullGate;
+import io.ql3.worker.runtime.session.SessionLease;
+import java.util.Optional;
 import io.ql3.worker.transport.TransportSettings;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
@@ -354,7 +358,7 @@ public final class WorkerAgent {
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
       plane.sessionLost();
     }
-    plane.tick(now, session.pullPermit(now), session.state().isEnded());
+    plane.tick(now, sessionGate);
 
     switch (phase) {
       case RECONCILING -> {
@@ -378,6 +382,19 @@ public final class WorkerAgent {
     }
     writeStatus(now);
   }
+
+  /** The session as the plane reads it, at the moment a pull is sent or its answer harvested. */
+  private final PullGate sessionGate = new PullGate() {
+    @Override
+    public Optional<SessionLease> permit(long now) {
+      return session.pullPermit(now);
+    }
+
+    @Override
+    public boolean sessionEnded() {
+      return session.state().isEnded();
+    }
+  };
 
   private Object lastCredentials;
 
@@ -617,6 +634,14 @@ public final class WorkerAgent {
     }
 
     @Override
+    public void completionUndeliverable(String runId, long attempt, String why) {
+      metrics.completionUndeliverable();
+      log.error("completion.undeliverable", "run", runId, "attempt", attempt, "result", why,
+          "action", "settled as undeliverable in the journal (no resend can change this answer); the server"
+              + " reclaims the run by its lease");
+    }
+
+    @Override
     public void executionDrift(Drift drift) {
       session.drifted(drift);
     }
@@ -628,9 +653,9 @@ public final class WorkerAgent {
     }
 
     @Override
-    public void executionRefused(IngressResult<?> result) {
-      log.warn("execution.refused", "operation", result.request().operation().wireName(), "result", result);
-      session.executionRefused(result.kind(), result.toString());
+    public void executionAnswered(Operation op, Answer<?> answer) {
+      log.warn("execution.refused", "operation", op.wireName(), "result", answer);
+      session.executionAnswered(op, answer);
     }
   }
 }

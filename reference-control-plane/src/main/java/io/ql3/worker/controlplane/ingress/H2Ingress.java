@@ -241,7 +241,9 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
     public void send(int status, byte[] body, int retryAfterSeconds, boolean last) {
       Http2Headers h = new DefaultHttp2Headers(false, 4).status(HttpResponseStatus.valueOf(status).codeAsText());
       if (body.length > 0) {
-        h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        // an injected proxy page is HTML; every contract body is JSON
+        h.set(HttpHeaderNames.CONTENT_TYPE,
+            body[0] == (byte) '<' ? HttpHeaderValues.TEXT_HTML : HttpHeaderValues.APPLICATION_JSON);
       }
       h.set(HttpHeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(body.length)));
       if (retryAfterSeconds >= 0) {

@@ -105,7 +105,9 @@ final class Http1Ingress extends SimpleChannelInboundHandler<HttpObject> {
           Unpooled.wrappedBuffer(body));
       HttpHeaders h = res.headers();
       if (body.length > 0) {
-        h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
+        // an injected proxy page is HTML; every contract body is JSON
+        h.set(HttpHeaderNames.CONTENT_TYPE,
+            body[0] == (byte) '<' ? HttpHeaderValues.TEXT_HTML : HttpHeaderValues.APPLICATION_JSON);
       }
       h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
       if (retryAfterSeconds >= 0) {

@@ -268,7 +268,19 @@ final class IngressExchange {
     deliver(reply, fault);
   }
 
+  /** An intermediary's error page: HTML, 5 KB, over the contract's 4096-byte error cap. */
+  static final byte[] PROXY_PAGE = ("<html><head><title>Service Unavailable</title></head><body><h1>"
+      + "The upstream is unavailable</h1><p>" + "Please try again later. ".repeat(220) + "</p></body></html>")
+      .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+
   private boolean injectError(Optional<Fault> fault) {
+    if (fault.isPresent() && fault.get().action() == Fault.Action.PROXY_PAGE) {
+      Fault f = fault.get();
+      ctx.log().event("fault", "injected a " + PROXY_PAGE.length + "-byte proxy page " + f.status() + " on "
+          + operation + " (fault " + f.id() + ")");
+      respond(new Reply(f.status(), PROXY_PAGE, f.retryAfterSeconds()));
+      return true;
+    }
     if (fault.isEmpty() || fault.get().action() != Fault.Action.ERROR) {
       return false;
     }

@@ -9,13 +9,16 @@ package io.ql3.worker.controlplane.state;
  *   <li>{@link Action#DROP_AFTER_APPLY}: apply the request, then close the connection without answering
  *       (the client sees outcome-unknown and must resend the identical bytes).
  *   <li>{@link Action#DELAY}: apply the request, answer after {@code delayMs}.
+ *   <li>{@link Action#PROXY_PAGE}: answer {@code status} with a 5 KB text/html page, as an intermediary
+ *       (a load balancer or proxy) does, without applying the request: no contract error body, and over
+ *       the 4096-byte error cap.
  * </ul>
  */
 public record Fault(long id, String operation, Action action, int status, String code, int retryAfterSeconds,
     long delayMs, int remaining) {
 
   public enum Action {
-    ERROR("error"), DROP_AFTER_APPLY("drop-after-apply"), DELAY("delay");
+    ERROR("error"), DROP_AFTER_APPLY("drop-after-apply"), DELAY("delay"), PROXY_PAGE("proxy-page");
 
     private final String wire;
 
@@ -33,7 +36,7 @@ public record Fault(long id, String operation, Action action, int status, String
           return a;
         }
       }
-      throw new IllegalArgumentException("unknown fault action '" + value + "' (error, drop-after-apply, delay)");
+      throw new IllegalArgumentException("unknown fault action '" + value + "' (error, drop-after-apply, delay, proxy-page)");
     }
   }
 

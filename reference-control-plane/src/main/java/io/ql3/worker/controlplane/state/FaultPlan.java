@@ -42,6 +42,8 @@ public final class FaultPlan {
       } else if (code != null) {
         throw new IllegalArgumentException("status " + status + " has no contract error code: omit code");
       }
+    } else if (action == Fault.Action.PROXY_PAGE && (status < 400 || status > 599 || code != null)) {
+      throw new IllegalArgumentException("a proxy page has a 4xx or 5xx status and no contract code");
     } else if (action == Fault.Action.DELAY && (delayMs < 1 || delayMs > 600_000)) {
       throw new IllegalArgumentException("delayMs must be in 1..600000");
     }

@@ -40,6 +40,26 @@ public final class CredentialSet {
         this.fingerprint = sha256(chain.get(0));
     }
 
+    /** This set's client chain and key with the trust bundle of {@code newer}, under this set's generation. */
+    private CredentialSet(CredentialSet keys, CredentialSet trustFrom) {
+        this.generation = keys.generation;
+        this.chain = keys.chain;
+        this.trust = trustFrom.trust;
+        this.keyManager = keys.keyManager;
+        this.trustManager = trustFrom.trustManager;
+        this.identity = keys.identity;
+        this.fingerprint = keys.fingerprint;
+    }
+
+    /**
+     * The set to fall back to when the server refused a newer client certificate: this (older)
+     * client chain and key, but the trust bundle of {@code newest}. A client never falls back to an
+     * older trust bundle (contract section 6 clarifications): a rotation that removed a CA stays.
+     */
+    public CredentialSet withTrustOf(CredentialSet newest) {
+        return newest.trust.equals(trust) ? this : new CredentialSet(this, newest);
+    }
+
     static X509TrustManager trustManagerOf(List<X509Certificate> trust) throws java.security.GeneralSecurityException {
         KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
         try {

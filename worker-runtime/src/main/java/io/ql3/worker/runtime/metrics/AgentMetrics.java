@@ -1,7 +1,7 @@
 package io.ql3.worker.runtime.metrics;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.runtime.isolation.RunUsage;
-import io.ql3.worker.transport.IngressResult;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -14,7 +14,7 @@ import java.util.concurrent.atomic.LongAdder;
  * the file is rendered.
  */
 public final class AgentMetrics {
-  private final Map<String, Map<IngressResult.Kind, LongAdder>> requests = new ConcurrentHashMap<>();
+  private final Map<String, Map<AnswerKind, LongAdder>> requests = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> latencyMicros = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> latencyCount = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
@@ -22,9 +22,10 @@ public final class AgentMetrics {
   private final LongAdder memoryLimitKills = new LongAdder();
   private final java.util.concurrent.atomic.AtomicLong peakMemoryMax = new java.util.concurrent.atomic.AtomicLong(-1);
   private volatile Map<String, Boolean> isolation = Map.of();
+  private final LongAdder undeliverable = new LongAdder();
 
   /** One answered (or failed) request: operation wire name, its class and how long it took. */
-  public void request(String operation, IngressResult.Kind kind, long nanos) {
+  public void request(String operation, AnswerKind kind, long nanos) {
     requests.computeIfAbsent(operation, k -> new ConcurrentHashMap<>())
         .computeIfAbsent(kind, k -> new LongAdder())
         .increment();
@@ -49,6 +50,11 @@ public final class AgentMetrics {
   /** Which isolation parts are in force ({@code user_switch}, {@code cgroup}, {@code memory}…). */
   public void isolation(Map<String, Boolean> parts) {
     isolation = Map.copyOf(parts);
+  }
+
+  /** A completion was settled as undeliverable (refused in a way no resend can change). */
+  public void completionUndeliverable() {
+    undeliverable.increment();
   }
 
   /** Appends the counters in the text exposition format. */
@@ -89,5 +95,8 @@ public final class AgentMetrics {
     b.append("# TYPE ql3_worker_isolation_active gauge\n");
     new java.util.TreeMap<>(isolation).forEach((part, on) -> b.append("ql3_worker_isolation_active{part=\"")
         .append(part).append("\"} ").append(on ? 1 : 0).append('\n'));
+    b.append("# HELP ql3_worker_completions_undeliverable_total Completions settled as undeliverable.\n");
+    b.append("# TYPE ql3_worker_completions_undeliverable_total counter\n");
+    b.append("ql3_worker_completions_undeliverable_total ").append(undeliverable.sum()).append('\n');
   }
 }

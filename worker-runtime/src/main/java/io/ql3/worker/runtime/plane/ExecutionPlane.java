@@ -1,61 +1,35 @@
 package io.ql3.worker.runtime.plane;
 
-import io.ql3.worker.contract.CompleteRequest;
-import io.ql3.worker.contract.CompleteResponse;
-import io.ql3.worker.contract.Drift;
-import io.ql3.worker.contract.DriftCheck;
-import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.FailureCategory;
-import io.ql3.worker.contract.Offer;
 import io.ql3.worker.contract.OfferPolicy;
-import io.ql3.worker.contract.OfferRejection;
 import io.ql3.worker.contract.Outcome;
-import io.ql3.worker.contract.PullId;
-import io.ql3.worker.contract.PullRequest;
-import io.ql3.worker.contract.PullResponse;
 import io.ql3.worker.contract.RunCounts;
 import io.ql3.worker.contract.RunId;
 import io.ql3.worker.contract.RunResult;
-import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.Uuid7Generator;
-import io.ql3.worker.journal.Disposition;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalFacts;
 import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
-import io.ql3.worker.journal.RunKey;
-import io.ql3.worker.runtime.exec.CancellationSignal;
 import io.ql3.worker.runtime.exec.ExecutionClock;
-import io.ql3.worker.runtime.exec.ExecutionContext;
-import io.ql3.worker.runtime.exec.ExecutionResult;
-import io.ql3.worker.runtime.exec.Executor;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
-import io.ql3.worker.runtime.exec.PrepareFailedException;
-import io.ql3.worker.runtime.exec.PreparedRun;
-import io.ql3.worker.runtime.exec.RunHandle;
-import io.ql3.worker.runtime.exec.SpecRejectedException;
-import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
-import io.ql3.worker.transport.IngressResult;
-import io.ql3.worker.transport.TransportFailure;
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 import java.util.function.IntSupplier;
 import java.util.random.RandomGenerator;
 
 /**
  * Runs offered work under the journal's authority, driven by the cadence: every
- * {@link #tick(long, Optional)} first records finished runs and delivers completions, then pulls.
+ * {@link #tick(long, PullGate)} first records finished runs and delivers completions, then pulls.
+ * It coordinates three parts: the {@link OfferIntake} (write-ahead records, then launch), the
+ * {@link CompletionOutbox} (results to the server) and the {@link PullLoop} (one pull, in an
+ * explicit {@link PullState}); every answer is handled by its row of the reaction table.
  * It owns no timer and no thread; executors finish on their own threads and only wake the cadence.
  *
  * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted →
@@ -65,35 +39,12 @@ import java.util.random.RandomGenerator;
  * session's state is now.
  */
 public final class ExecutionPlane {
-  private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
-  private static final int MAX_COMPLETIONS_IN_FLIGHT = 16;
-
   private final Journal journal;
-  private final PlaneIngress ingress;
-  private final ExecutorRegistry executors;
-  private final OfferPolicy policy;
   private final PlaneSettings settings;
-  private final RunPaths paths;
-  private final Uuid7Generator ids;
-  private final ExecutionClock clock;
-  private final IntSupplier freeSlots;
-  private final PlaneListener listener;
-  private final Runnable wake;
   private final RandomGenerator random;
-
-  /** Launched runs, by attempt. */
-  private final Map<RunKey, LiveRun> running = new LinkedHashMap<>();
-  /** Recorded results waiting for (or in) delivery, by attempt. */
-  private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
-
-  private PendingPull pull;
-  private boolean draining;
-  private boolean pullWanted = true;
-  private final Deadline nextPullAt = new Deadline();
-  private final Deadline pullNotBefore = new Deadline();
-  private final Backoff pullBackoff;
-  /** The session whose lost long-poll answer could not be recovered: never pulled under again. */
-  private SessionLease abandonedLease;
+  private final CompletionOutbox outbox;
+  private final OfferIntake intake;
+  private final PullLoop pulls;
 
   public ExecutionPlane(
       Journal journal,
@@ -108,18 +59,16 @@ public final class ExecutionPlane {
       Runnable wake,
       RandomGenerator random) {
     this.journal = Objects.requireNonNull(journal);
-    this.ingress = Objects.requireNonNull(ingress);
-    this.executors = Objects.requireNonNull(executors);
-    this.policy = Objects.requireNonNull(policy);
     this.settings = Objects.requireNonNull(settings);
-    this.paths = new RunPaths(settings.workDir(), settings.keptLogs());
-    this.ids = Objects.requireNonNull(ids);
-    this.clock = Objects.requireNonNull(clock);
-    this.freeSlots = Objects.requireNonNull(freeSlots);
-    this.listener = Objects.requireNonNull(listener);
-    this.wake = Objects.requireNonNull(wake);
     this.random = Objects.requireNonNull(random);
-    this.pullBackoff = newBackoff();
+    RunPaths paths = new RunPaths(settings.workDir(), settings.keptLogs());
+    this.outbox = new CompletionOutbox(journal, Objects.requireNonNull(ingress), paths,
+        Objects.requireNonNull(listener), Objects.requireNonNull(wake), this::newBackoff);
+    this.intake = new OfferIntake(journal, Objects.requireNonNull(executors), paths, Objects.requireNonNull(clock),
+        listener, wake, outbox);
+    this.pulls = new PullLoop(journal, ingress, Objects.requireNonNull(policy), settings, Objects.requireNonNull(ids),
+        Objects.requireNonNull(freeSlots), listener, wake, intake, () -> intake.isEmpty() && outbox.isEmpty(),
+        newBackoff());
   }
 
   // ------------------------------------------------------------------ start-up
@@ -154,7 +103,7 @@ public final class ExecutionPlane {
       throw new IllegalStateException("journal recovery left " + after.running().size() + " started runs without a result");
     }
     for (RunFact f : after.pendingCompletions()) {
-      queueDelivery(f.offer(), f.result(), false);
+      outbox.queue(f.offer(), f.result(), false);
     }
     return new Reconciliation(journal.report().declaredUncertain().size(), notStarted,
         after.pendingCompletions().size());
@@ -167,588 +116,76 @@ public final class ExecutionPlane {
 
   /**
    * One step: record finished runs, handle completion answers, deliver completions (first), then
-   * handle a pull answer and pull again when there is a reason to.
-   *
-   * @param permit the session to pull under, when pulling is allowed now
-   * @param sessionEnded the session runs are pulled under is over (fenced, expired, offline): a
-   *     pull answer that still arrives is not executed (the server reclaims those runs), and a
-   *     pull waiting for a resend is given up; a merely suspended session keeps its pull pending
+   * handle a pull answer and pull again when there is a reason to. The gate is read when a pull
+   * answer is harvested and when a pull is sent, so an answer applied earlier in this very step
+   * that fenced or suspended the session stops pulling at once.
    */
+  public void tick(long now, PullGate gate) {
+    if (intake.recordFinished()) {
+      pulls.wanted(); // a slot may be free
+    }
+    if (outbox.harvest(now)) {
+      pulls.wanted();
+    }
+    outbox.deliver(now);
+    pulls.harvest(now, gate);
+    pulls.maybeSend(now, gate);
+  }
+
+  /** {@link #tick(long, PullGate)} with a gate that does not change during the step. */
   public void tick(long now, Optional<SessionLease> permit, boolean sessionEnded) {
-    recordFinishedRuns();
-    harvestCompletions(now);
-    deliverCompletions(now);
-    harvestPull(now, permit, sessionEnded);
-    maybePull(now, permit);
+    tick(now, PullGate.fixed(permit, sessionEnded));
   }
 
   /** Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. */
   public void cancel(List<RunId> runIds) {
-    for (RunId id : runIds) {
-      for (LiveRun r : running.values()) {
-        if (r.runId.equals(id.value())) {
-          r.cancellation.cancel(CancellationSignal.DEFAULT_REASON);
-        }
-      }
-    }
+    intake.cancel(runIds);
   }
 
   /** Cancels every running run cooperatively (drain timeout, second signal). */
   public void cancelAll(Failure reason) {
-    for (LiveRun r : running.values()) {
-      r.cancellation.cancel(reason);
-    }
+    intake.cancelAll(reason);
   }
 
   /** Stops pulling at once; a parked pull is aborted. Runs and completions go on. */
   public void beginDrain() {
-    draining = true;
-    if (pull != null && pull.future != null && !pull.future.isDone()) {
-      ingress.abortPulls();
-    }
+    pulls.beginDrain();
   }
 
   /** A hint that work is queued (heartbeat {@code workAvailable}). */
   public void workAvailable() {
-    pullWanted = true;
+    pulls.wanted();
   }
 
   /** Stops pulling for the rest of this session (fence, drift, credential rejection). */
   public void sessionLost() {
-    if (pull != null && pull.future != null && !pull.future.isDone()) {
-      ingress.abortPulls();
-    }
+    pulls.abortIfParked();
   }
 
   // ------------------------------------------------------------------ queries
 
   /** Runs held: running, and results waiting for delivery (for heartbeats and status). */
   public RunCounts runCounts() {
-    return new RunCounts(running.size(), deliveries.size());
+    return new RunCounts(intake.runningCount(), outbox.size());
   }
 
   /** True when no run is held and no pull is outstanding: the session may go offline. */
   public boolean settled() {
-    return running.isEmpty() && deliveries.isEmpty() && pull == null;
+    return intake.isEmpty() && outbox.isEmpty() && pulls.state() == PullState.IDLE;
   }
 
   /** True while a pull is on the wire or waiting to be resent. */
   public boolean pullOutstanding() {
-    return pull != null;
-  }
-
-  // ------------------------------------------------------------------ runs
-
-  private void recordFinishedRuns() {
-    List<LiveRun> done = new ArrayList<>();
-    for (LiveRun r : running.values()) {
-      if (r.handle.result().isDone()) {
-        done.add(r);
-      }
-    }
-    if (done.isEmpty()) {
-      return;
-    }
-    List<JournalRecord> records = new ArrayList<>(done.size());
-    List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
-    for (LiveRun r : done) {
-      ExecutionResult er = r.handle.result().join();
-      io.ql3.worker.journal.RunResult jr = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
-      results.add(jr);
-      records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
-    }
-    // The result is durable before its completion is sent: one group commit for all of them.
-    appendAll(records);
-    for (int i = 0; i < done.size(); i++) {
-      LiveRun r = done.get(i);
-      running.remove(r.key);
-      queueDelivery(r.offer, results.get(i), false);
-      listener.runFinished(r.runId, r.attempt, results.get(i));
-    }
-    pullWanted = true; // a slot may be free
-  }
-
-  private void queueDelivery(JournalRecord.OfferAccepted offer, io.ql3.worker.journal.RunResult result, boolean redelivery) {
-    RunKey key = offer.runKey();
-    if (deliveries.containsKey(key)) {
-      return;
-    }
-    CompleteRequest request = JournalMapping.completion(new RunFact(offer, null, -1, -1, result, null));
-    deliveries.put(key, new Delivery(key, new SessionId(offer.sessionId()), new RunId(offer.runId()),
-        request, redelivery, newBackoff()));
+    return pulls.state() != PullState.IDLE;
   }
 
   private Backoff newBackoff() {
-    return new Backoff(settings.retryBase().toNanos(), settings.retryMax().toNanos(), random);
-  }
-
-  private void deliverCompletions(long now) {
-    int inFlight = 0;
-    for (Delivery d : deliveries.values()) {
-      if (d.future != null) {
-        inFlight++;
-      }
-    }
-    for (Delivery d : deliveries.values()) {
-      if (inFlight >= MAX_COMPLETIONS_IN_FLIGHT) {
-        return;
-      }
-      if (d.future != null || d.notBefore.pending(now)) {
-        continue;
-      }
-      d.future = ingress.complete(d.session, d.runId, d.request);
-      d.future.whenComplete((r, e) -> wake.run());
-      inFlight++;
-    }
-  }
-
-  private void harvestCompletions(long now) {
-    List<CompletableFuture<Long>> acks = new ArrayList<>();
-    Iterator<Delivery> it = deliveries.values().iterator();
-    while (it.hasNext()) {
-      Delivery d = it.next();
-      if (d.future == null || !d.future.isDone()) {
-        continue;
-      }
-      IngressResult<CompleteResponse> r = d.future.getNow(null);
-      d.future = null;
-      if (r == null) {
-        d.notBefore.set(now + d.backoff.nextDelayNanos());
-        continue;
-      }
-      switch (r.kind()) {
-        case SUCCESS -> {
-          Optional<Drift> drift = DriftCheck.complete(r.value(), d.runId, d.request.attempt());
-          if (drift.isPresent()) {
-            // Section 6: a drifting answer fails the session closed; the result is kept and retried.
-            listener.completionRefused(d.runId.value(), d.request.attempt(), "drift: " + drift.get().detail());
-            listener.executionDrift(drift.get());
-            d.notBefore.set(now + d.backoff.nextDelayNanos());
-            continue;
-          }
-          if (!d.redelivery) {
-            Disposition disposition = r.value().disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
-                ? Disposition.DUPLICATE : Disposition.ACCEPTED;
-            acks.add(journal.appendAsync(new JournalRecord.CompletionAcknowledged(
-                d.runId.value(), d.request.attempt(), disposition)));
-          }
-          it.remove();
-          listener.completionDelivered(d.runId.value(), d.request.attempt(), r.value().disposition().wire());
-          paths.cleanUp(d.runId.value(), d.request.attempt());
-        }
-        case RUN_NOT_LEASED -> {
-          if (!d.redelivery) {
-            acks.add(journal.appendAsync(new JournalRecord.Superseded(d.runId.value(), d.request.attempt())));
-          }
-          it.remove();
-          listener.completionSuperseded(d.runId.value(), d.request.attempt());
-          paths.cleanUp(d.runId.value(), d.request.attempt());
-        }
-        case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
-          long delay = d.backoff.nextDelayNanos();
-          if (r.retryAfter().isPresent()) {
-            delay = Math.max(delay, r.retryAfter().get().toNanos());
-          }
-          d.notBefore.set(now + delay);
-          listener.completionRetry(d.runId.value(), d.request.attempt(), r.toString());
-        }
-        default -> {
-          // Credential rejection, a client bug, a 409 session code, a drifting answer: the run's
-          // result must still reach the server; keep it and try again later, loudly.
-          d.notBefore.set(now + d.backoff.nextDelayNanos());
-          listener.completionRefused(d.runId.value(), d.request.attempt(), r.toString());
-          listener.executionRefused(r); // a client bug or rejected credentials stop pulling at once
-        }
-      }
-    }
-    // Acknowledgements may ride the next group commit: nothing waits for them here. A failed
-    // journal surfaces on the next append.
-    if (!acks.isEmpty()) {
-      pullWanted = true;
-    }
-  }
-
-  // ------------------------------------------------------------------ pulls
-
-  private void maybePull(long now, Optional<SessionLease> permit) {
-    if (pull != null) {
-      if (pull.future == null && permit.isPresent() && !draining && !pullNotBefore.pending(now)
-          && permit.get().equals(pull.lease)) {
-        sendPull(pull); // resend the very same bytes (same pullId)
-      }
-      return;
-    }
-    if (draining || permit.isEmpty() || permit.get().equals(abandonedLease)) {
-      return;
-    }
-    if (!pullWanted && !nextPullAt.reached(now)) {
-      return;
-    }
-    int free = freeSlots.getAsInt();
-    if (free <= 0) {
-      return; // a freed slot sets pullWanted again
-    }
-    int maxRuns = Math.min(free, settings.pullPage());
-    boolean h2 = "h2".equals(ingress.protocol());
-    int waitMs = h2 ? (int) Math.min(settings.longPoll().toMillis(), PullRequest.MAX_WAIT_MS) : 0;
-    PullId pullId = ids.nextPullId();
-    SessionLease lease = permit.get();
-    PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
-    // The reservation is durable before the request leaves.
-    journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
-    pullWanted = false;
-    nextPullAt.clear();
-    pull = new PendingPull(lease, request, now, h2);
-    sendPull(pull);
-  }
-
-  private void sendPull(PendingPull p) {
-    // A long poll goes out only on h2, its resends too: see onHttp1Connection.
-    p.future = p.longPoll
-        ? ingress.longPoll(p.lease.sessionId(), p.request, policy)
-        : ingress.pull(p.lease.sessionId(), p.request, policy);
-    p.future.whenComplete((r, e) -> wake.run());
-  }
-
-  private void harvestPull(long now, Optional<SessionLease> permit, boolean sessionEnded) {
-    PendingPull p = pull;
-    if (p == null) {
-      return;
-    }
-    // Give a pull up only when its session can never pull again; a suspended session keeps it
-    // so the same pullId is resent (and its leased offers replayed) once it is active again.
-    boolean giveUp = draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
-    if (p.future == null) {
-      if (giveUp) {
-        closePull(p);
-      } else if (p.http1Blocked && running.isEmpty() && deliveries.isEmpty()) {
-        abandonPull(p);
-      }
-      return;
-    }
-    if (!p.future.isDone()) {
-      return;
-    }
-    IngressResult<PullResponse> r = p.future.getNow(null);
-    p.future = null;
-    if (r == null) {
-      p.mayHaveReachedServer = true;
-      retryPull(now, null);
-      return;
-    }
-    switch (r.kind()) {
-      case SUCCESS -> {
-        PullResponse resp = r.value();
-        Optional<Drift> drift = DriftCheck.pull(resp, p.request);
-        if (drift.isPresent()) {
-          closePull(p);
-          listener.executionDrift(drift.get());
-          return;
-        }
-        pullBackoff.reset();
-        acceptOffers(p, resp, !sessionEnded);
-        scheduleNextPull(now, p, resp);
-      }
-      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> {
-        p.mayHaveReachedServer |= r.kind() == IngressResult.Kind.OUTCOME_UNKNOWN;
-        if (giveUp) {
-          closePull(p);
-        } else if (isHttp1Connection(r)) {
-          onHttp1Connection(now, p);
-        } else {
-          p.http1Blocked = false;
-          retryPull(now, r);
-        }
-      }
-      default -> {
-        closePull(p);
-        listener.executionRefused(r);
-      }
-    }
-  }
-
-  private static boolean isHttp1Connection(IngressResult<?> r) {
-    return r.kind() == IngressResult.Kind.NOT_SENT
-        && r.cause().orElse(null) instanceof TransportFailure f
-        && f.reason() == TransportFailure.Reason.HTTP1_CONNECTION;
-  }
-
-  /**
-   * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport
-   * refused it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due
-   * heartbeat nor a pending completion by more than one cadence period (section 1, lines 15-21);
-   * a try after an unknown outcome resends the identical bytes (section 3, lines 75-76; section 6,
-   * line 265), so the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose
-   * original answer held no offers is a fresh pull (section 5, lines 180-182), which the server may
-   * park for the whole {@code waitMs}. Hence:
-   *
-   * <ul>
-   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed)
-   *       and a pull sized for http/1.1 replaces it at once;
-   *   <li>otherwise its answer, and the runs it may have leased, can only be learned on h2: no
-   *       other pull under this session (its slots may be taken by those runs), the resend keeps
-   *       trying (it goes out if the connection speaks h2 again), and once no run of the session
-   *       is running or waiting for delivery the pull is given up and the session ends
-   *       ({@link PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines
-   *       129-130) and the server puts whatever the lost answer leased back in its queue, as after
-   *       a restart with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new
-   *       session waits for every run of the old one to settle.
-   * </ul>
-   */
-  private void onHttp1Connection(long now, PendingPull p) {
-    if (!p.mayHaveReachedServer) {
-      closePull(p);
-      pullWanted = true;
-      return;
-    }
-    p.http1Blocked = true;
-    retryPull(now, null);
-    if (running.isEmpty() && deliveries.isEmpty()) {
-      abandonPull(p);
-    }
-  }
-
-  private void abandonPull(PendingPull p) {
-    closePull(p);
-    abandonedLease = p.lease;
-    listener.pullOutcomeUnrecoverable("the answer of long poll " + p.request.pullId().value()
-        + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
-        + " the one connection: ending the session so the server reclaims what it leased");
-  }
-
-  private void retryPull(long now, IngressResult<?> r) {
-    long delay = pullBackoff.nextDelayNanos();
-    if (r != null && r.retryAfter().isPresent()) {
-      delay = Math.max(delay, r.retryAfter().get().toNanos());
-    }
-    pullNotBefore.set(now + delay);
-  }
-
-  private void closePull(PendingPull p) {
-    journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
-    pull = null;
-  }
-
-  private void scheduleNextPull(long now, PendingPull p, PullResponse resp) {
-    if (!resp.offers().isEmpty()) {
-      pullWanted = true; // more may be queued; slots decide
-      return;
-    }
-    if (resp.nextPullAfterMs() > 0) {
-      nextPullAt.set(now + resp.nextPullAfterMs() * NANOS_PER_MS);
-      return;
-    }
-    // An empty answer after a real long poll is itself the reason to pull again; an empty answer
-    // that came back early (a server that does not park) waits for a hint: no hot loop.
-    long heldMs = (now - p.sentAt) / NANOS_PER_MS;
-    if (p.request.waitMs() > 0 && heldMs * 2 >= p.request.waitMs()) {
-      pullWanted = true;
-    }
-  }
-
-  /**
-   * Handles the offers of one pull answer with ONE group commit before anything runs: for each
-   * new offer, "offer accepted" and then either "run started" (prepared, about to launch) or its
-   * result (refused, or preparation failed); then the reservation is closed. Only after that
-   * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
-   * it is acted on, the start is durable before the launch) at the cost of one force per answer.
-   */
-  private void acceptOffers(PendingPull p, PullResponse resp, boolean mayRun) {
-    JournalFacts facts = journal.facts();
-    List<JournalRecord> records = new ArrayList<>();
-    List<PreparedStart> prepared = new ArrayList<>();
-    List<FailedStart> failed = new ArrayList<>();
-    for (Offer offer : resp.offers()) {
-      RunKey key = new RunKey(offer.runId().value(), offer.attempt());
-      if (running.containsKey(key) || deliveries.containsKey(key)) {
-        continue; // already ours: running or being delivered
-      }
-      Optional<RunFact> known = facts.recentCompletion(key.runId(), key.attempt());
-      if (known.isPresent()) {
-        // Completed before: answer from the journal, never execute again.
-        RunFact f = known.get();
-        queueDelivery(f.offer(), f.result(), f.settlement() != null);
-        listener.offerDeduplicated(key.runId(), key.attempt());
-        continue;
-      }
-      if (isHeld(facts, key)) {
-        continue;
-      }
-      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
-          offer.runId().value(), offer.attempt(), p.lease.sessionId().value(), p.lease.generation(),
-          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
-      records.add(accepted);
-      if (!mayRun) {
-        // The session ended while this answer was on its way: the server reclaims these runs, so
-        // none is executed; each is completed as never started, so it can be offered again at once.
-        settle(accepted, Outcome.CANCELLED, SESSION_ENDED, records, failed);
-        continue;
-      }
-      Optional<Failure> refusal = refusal(offer);
-      if (refusal.isPresent()) {
-        listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
-        settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
-        continue;
-      }
-      CancellationSignal cancellation = new CancellationSignal();
-      ExecutionContext ctx = new ExecutionContext(
-          offer.runId(), offer.attempt(), offer.idempotencyKey(),
-          paths.workDirectory(offer.runId().value(), offer.attempt()),
-          paths.outputLog(offer.runId().value(), offer.attempt()),
-          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
-      try {
-        Executor executor = executors.find(offer.executor()).orElseThrow();
-        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
-        prepared.add(new PreparedStart(accepted, run, cancellation));
-        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
-        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
-      } catch (PrepareFailedException e) {
-        settle(accepted, Outcome.FAILED, e.failure(), records, failed);
-      }
-    }
-    records.add(new JournalRecord.PullClosed(p.request.pullId().value()));
-    try {
-      appendAll(records);
-    } catch (RuntimeException e) {
-      for (PreparedStart s : prepared) {
-        s.run.discard(); // nothing was recorded: nothing may run
-      }
-      throw e;
-    }
-    pull = null;
-    for (FailedStart f : failed) {
-      queueDelivery(f.accepted(), f.result(), false);
-    }
-    for (PreparedStart s : prepared) {
-      RunHandle handle = s.run.launch();
-      LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
-      running.put(live.key, live);
-      handle.result().whenComplete((r, e) -> wake.run());
-      listener.runStarted(live.runId, live.attempt, handle.pid());
-    }
-  }
-
-  private static final Failure SESSION_ENDED = new Failure(FailureCategory.TRANSIENT, "not_started",
-      "the offer arrived after its session ended (fenced, expired or drifted); never started");
-
-  /** Records an offer that will never run with its result (riding the same group commit). */
-  private static void settle(JournalRecord.OfferAccepted accepted, Outcome outcome, Failure failure,
-      List<JournalRecord> records, List<FailedStart> failed) {
-    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
-    records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
-    failed.add(new FailedStart(accepted, result));
-  }
-
-  private static boolean isHeld(JournalFacts facts, RunKey key) {
-    for (List<RunFact> list : List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
-      for (RunFact f : list) {
-        if (f.key().equals(key)) {
-          return true;
-        }
-      }
-    }
-    return false;
-  }
-
-  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
-  private Optional<Failure> refusal(Offer offer) {
-    if (offer.rejection().isPresent()) {
-      OfferRejection rej = offer.rejection().get();
-      return Optional.of(rej.failure());
-    }
-    Optional<Executor> executor = executors.find(offer.executor());
-    ExecutorSpec spec = offer.executorSpec().orElse(null);
-    if (executor.isEmpty() || spec == null) {
-      return Optional.of(offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
-    }
-    try {
-      executor.get().validate(spec);
-      return Optional.empty();
-    } catch (SpecRejectedException e) {
-      return Optional.of(offerRejected(e.getMessage()));
-    }
-  }
-
-  private static Failure offerRejected(String message) {
-    String m = message == null ? "offer rejected" : message;
-    if (m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS) {
-      m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
-    }
-    return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
-  }
-
-  /** Queued as one journal entry: one write and one force, never split by the writer's timing. */
-  private void appendAll(List<JournalRecord> records) {
-    awaitAll(journal.appendAllAsync(records));
+    return new Backoff(settings.retryBase(), settings.retryMax(), random::nextDouble);
   }
 
   private static void awaitAll(List<CompletableFuture<Long>> writes) {
     for (CompletableFuture<Long> w : writes) {
       w.join(); // a failed journal throws: the agent stops taking work
-    }
-  }
-
-  // ------------------------------------------------------------------ state holders
-
-  private record FailedStart(JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
-
-  private record PreparedStart(JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
-
-  private static final class PendingPull {
-    final SessionLease lease;
-    final PullRequest request;
-    final long sentAt;
-    /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
-    final boolean longPoll;
-    /** Some try's outcome was unknown: the server may have applied it (leased offers). */
-    boolean mayHaveReachedServer;
-    /** Its last try was refused unsent because the connection speaks http/1.1. */
-    boolean http1Blocked;
-    CompletableFuture<IngressResult<PullResponse>> future;
-
-    PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
-      this.lease = lease;
-      this.request = request;
-      this.sentAt = sentAt;
-      this.longPoll = longPoll;
-    }
-  }
-
-  private static final class Delivery {
-    final RunKey key;
-    final SessionId session;
-    final RunId runId;
-    final CompleteRequest request;
-    final boolean redelivery;
-    final Backoff backoff;
-    final Deadline notBefore = new Deadline();
-    CompletableFuture<IngressResult<CompleteResponse>> future;
-
-    Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {
-      this.key = key;
-      this.session = session;
-      this.runId = runId;
-      this.request = request;
-      this.redelivery = redelivery;
-      this.backoff = backoff;
-    }
-  }
-
-  private static final class LiveRun {
-    final RunKey key;
-    final String runId;
-    final long attempt;
-    final JournalRecord.OfferAccepted offer;
-    final RunHandle handle;
-    final CancellationSignal cancellation;
-
-    LiveRun(JournalRecord.OfferAccepted offer, RunHandle handle, CancellationSignal cancellation) {
-      this.key = offer.runKey();
-      this.runId = offer.runId();
-      this.attempt = offer.attempt();
-      this.offer = offer;
-      this.handle = handle;
-      this.cancellation = cancellation;
     }
   }
 }

@@ -2,7 +2,8 @@ package io.ql3.worker.runtime.plane;
 
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.journal.RunResult;
-import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.Operation;
 import java.util.OptionalLong;
 
 /** Events of the execution plane, on the cadence thread (for logs, metrics and the session). */
@@ -21,8 +22,14 @@ public interface PlaneListener {
 
   default void completionRetry(String runId, long attempt, String why) {}
 
-  /** A completion answer that is neither success nor retryable by nature; it is retried anyway. */
+  /** A completion answer that is neither success nor retryable by nature (credentials, drift); it is retried. */
   default void completionRefused(String runId, long attempt, String why) {}
+
+  /**
+   * A completion refused in a way no resend can change (400, 413, 404, 405, a 409 session code):
+   * recorded settled as undeliverable; the server reclaims the run by its lease.
+   */
+  default void completionUndeliverable(String runId, long attempt, String why) {}
 
   /** A pull or complete answer drifted: the session must be treated as fenced (section 6). */
   default void executionDrift(Drift drift) {}
@@ -36,8 +43,8 @@ public interface PlaneListener {
   default void pullOutcomeUnrecoverable(String why) {}
 
   /**
-   * A pull or complete was refused (fenced, credentials, client bug): the session decides what
-   * it means (stop pulling at once).
+   * A pull or complete answer that may concern the session (fenced, credentials, client bug,
+   * drift): the session applies its row of the reaction table (stop pulling at once).
    */
-  default void executionRefused(IngressResult<?> result) {}
+  default void executionAnswered(Operation op, Answer<?> answer) {}
 }

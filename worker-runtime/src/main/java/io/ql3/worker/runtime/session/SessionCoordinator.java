@@ -1,12 +1,14 @@
 package io.ql3.worker.runtime.session;
 
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.Capacity;
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.DriftCheck;
-import io.ql3.worker.contract.DriftReason;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.HeartbeatResponse;
+import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.RegisterRequest;
 import io.ql3.worker.contract.RegisterResponse;
 import io.ql3.worker.contract.RunCounts;
@@ -15,14 +17,16 @@ import io.ql3.worker.contract.SessionStatus;
 import io.ql3.worker.contract.TransitionRequest;
 import io.ql3.worker.contract.TransitionResponse;
 import io.ql3.worker.contract.Uuid7Generator;
-import io.ql3.worker.transport.IngressResult;
+import io.ql3.worker.runtime.answer.Answers;
+import io.ql3.worker.runtime.answer.Reaction;
+import io.ql3.worker.runtime.answer.Reactions;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.runtime.retry.Backoff;
+import io.ql3.worker.transport.Backoff;
 import java.util.random.RandomGenerator;
 
 /**
@@ -34,8 +38,11 @@ import java.util.random.RandomGenerator;
  * A request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again
  * with the very same record, so its canonical bytes are identical, before anything new is sent.
  * Heartbeats are sent only when due ({@code heartbeatIntervalMs} after the last answer). The lease
- * deadline is the monotonic time the request was first sent plus {@code leaseTtlMs}: a conservative
- * local copy of the server's lease; past it the session is {@link SessionState#EXPIRED}.
+ * deadline is the monotonic time the earliest try that may have reached the server was sent (a
+ * try refused unsent does not count) plus {@code leaseTtlMs}: a conservative local copy of the
+ * server's lease; past it the session is {@link SessionState#EXPIRED}. What each answer does is
+ * {@link Reactions}' table; the record of a try that may have been applied is kept (same bytes)
+ * until that operation gets a definite answer, a credential refusal included.
  *
  * <p>Thread confinement: every method runs on the cadence thread. Transport futures complete on
  * the transport thread; they only wake the cadence, and their results are applied in the next tick.
@@ -66,6 +73,8 @@ public final class SessionCoordinator {
   private boolean registerRequested;
   /** Our credentials were refused since the last accepted session request. */
   private boolean credentialsRefused;
+  /** A completion of this session was refused as a client bug: no more pulls under it (section 6). */
+  private boolean pullsStopped;
   /** The time of the latest step or operation (for backoffs decided outside a step). */
   private long lastNow;
   private boolean drainRequested;
@@ -74,27 +83,27 @@ public final class SessionCoordinator {
 
   /** The three session operations of the ingress client; the seam the coordinator is tested at. */
   public interface IngressClient {
-    CompletableFuture<IngressResult<RegisterResponse>> register(SessionId session, RegisterRequest request);
+    CompletableFuture<Answer<RegisterResponse>> register(SessionId session, RegisterRequest request);
 
-    CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId session, HeartbeatRequest request);
+    CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId session, HeartbeatRequest request);
 
-    CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId session, TransitionRequest request);
+    CompletableFuture<Answer<TransitionResponse>> transition(SessionId session, TransitionRequest request);
 
     /** Adapts the transport's client, counting and timing every call. */
     static IngressClient of(io.ql3.worker.transport.IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
       return new IngressClient() {
         @Override
-        public CompletableFuture<IngressResult<RegisterResponse>> register(SessionId s, RegisterRequest r) {
+        public CompletableFuture<Answer<RegisterResponse>> register(SessionId s, RegisterRequest r) {
           return timed.time("register", () -> c.register(s, r));
         }
 
         @Override
-        public CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
+        public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
           return timed.time("heartbeat", () -> c.heartbeat(s, r));
         }
 
         @Override
-        public CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+        public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
           return timed.time("transition", () -> c.transition(s, r));
         }
       };
@@ -122,7 +131,7 @@ public final class SessionCoordinator {
     this.listener = Objects.requireNonNull(listener);
     this.ids = Objects.requireNonNull(ids);
     this.wake = Objects.requireNonNull(wake);
-    this.retry = new Backoff(retryBase.toNanos(), retryMax.toNanos(), random);
+    this.retry = new Backoff(retryBase, retryMax, random::nextDouble);
   }
 
   // ------------------------------------------------------------------ operations
@@ -166,6 +175,21 @@ public final class SessionCoordinator {
   public void beginDrain() {
     drainRequested = true;
     registerRequested = false;
+    if (state == SessionState.REGISTERING && outstanding != null && outstanding.future == null) {
+      abandonRegister();
+    }
+  }
+
+  /**
+   * Shutdown while registering: a register that never reached the server holds nothing, and one
+   * that may have been applied holds no runs yet (the next register fences it), so drain has
+   * nothing to wait for. A register on the wire is awaited (its deadline bounds it): an answer
+   * that registers the session is drained and taken offline as usual.
+   */
+  private void abandonRegister() {
+    outstanding = null;
+    lastProblem = "shutdown while registering";
+    move(SessionState.NONE, "shutdown while registering: no session is held, nothing to drain");
   }
 
   /**
@@ -200,32 +224,44 @@ public final class SessionCoordinator {
   }
 
   /**
-   * A pull (or another execution request) was refused in a way that concerns the session: a 409
-   * fences it, a client bug or a drifting answer fails it closed, a credential rejection
-   * suspends pulling while heartbeats go on.
+   * What an execution answer (pull or complete) does to the session, by {@link Reactions}' table:
+   * a fence or a drift ends it, a credential refusal suspends pulling while heartbeats go on, a
+   * completion refused as a client bug stops pulling for the rest of the session.
    */
-  public void executionRefused(IngressResult.Kind kind, String what) {
+  public void executionAnswered(Operation op, Answer<?> answer) {
     if (!state.isLive()) {
       return;
     }
-    switch (kind) {
-      case FENCED -> {
-        lastProblem = "pull: " + what;
-        move(SessionState.FENCED, "fenced by the server: " + what);
+    String what = op.wireName() + ": " + answer;
+    switch (Reactions.of(op, answer.kind())) {
+      case FENCE -> {
+        lastProblem = what;
+        if (answer instanceof Answer.Refusal<?> r && r.kind() == AnswerKind.DRIFT) {
+          listener.drifted(r.drift());
+        }
+        move(SessionState.FENCED, answer.kind() == AnswerKind.FENCED ? "fenced by the server: " + what
+            : "failing closed: " + what);
       }
-      case CLIENT_BUG, DRIFT, RUN_NOT_LEASED -> {
-        lastProblem = "pull refused, failing closed: " + what;
+      case RESEND_AND_FAIL_CLOSED -> {
+        lastProblem = "failing closed: " + what;
+        if (answer instanceof Answer.Refusal<?> r) {
+          listener.drifted(r.drift());
+        }
         move(SessionState.FENCED, lastProblem);
       }
-      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
-        lastProblem = "pull: " + what;
+      case SUSPEND -> {
+        lastProblem = what;
         credentialsRefused = true;
         if (state == SessionState.ACTIVE) {
           move(SessionState.SUSPENDED, "credentials rejected: " + what);
         }
       }
-      default -> {
-        // success and retryable kinds do not concern the session
+      case SETTLE_UNDELIVERABLE_STOP_PULLING -> {
+        lastProblem = "pulling stopped: " + what;
+        pullsStopped = true;
+      }
+      case APPLY, RESEND, REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE -> {
+        // the session is not concerned
       }
     }
   }
@@ -262,7 +298,7 @@ public final class SessionCoordinator {
 
   /** The session pulls run under, when pulling is allowed now: active, lease valid, not draining. */
   public Optional<SessionLease> pullPermit(long now) {
-    if (state != SessionState.ACTIVE || drainRequested || leaseDeadline.reached(now)) {
+    if (state != SessionState.ACTIVE || drainRequested || pullsStopped || leaseDeadline.reached(now)) {
       return Optional.empty();
     }
     return Optional.of(new SessionLease(sessionId, generation));
@@ -310,22 +346,20 @@ public final class SessionCoordinator {
 
   // ------------------------------------------------------------------ internals
 
-  private enum Op {
-    REGISTER,
-    HEARTBEAT,
-    TRANSITION
-  }
-
   /** The one session request that is not settled yet: same record (same bytes) until it is. */
   private static final class Outstanding {
-    final Op op;
+    final Operation op;
     final Object request;
     final SessionId session;
-    long firstSentAt;
-    boolean sent;
-    CompletableFuture<? extends IngressResult<?>> future;
+    /** When the current try was handed to the transport. */
+    long tryAt;
+    /** When the earliest try that may have reached the server was sent, or -1. */
+    long leaseBase = -1;
+    /** Some try's outcome was unknown: the server may have applied it. */
+    boolean mayHaveBeenApplied;
+    CompletableFuture<? extends Answer<?>> future;
 
-    Outstanding(Op op, Object request, SessionId session) {
+    Outstanding(Operation op, Object request, SessionId session) {
       this.op = op;
       this.request = request;
       this.session = session;
@@ -346,15 +380,13 @@ public final class SessionCoordinator {
       }
     }
     Outstanding o = outstanding;
-    if (!o.sent) {
-      o.sent = true;
-      o.firstSentAt = now;
-    }
-    CompletableFuture<? extends IngressResult<?>> f =
+    o.tryAt = now;
+    CompletableFuture<? extends Answer<?>> f =
         switch (o.op) {
           case REGISTER -> client.register(o.session, (RegisterRequest) o.request);
           case HEARTBEAT -> client.heartbeat(o.session, (HeartbeatRequest) o.request);
           case TRANSITION -> client.transition(o.session, (TransitionRequest) o.request);
+          case PULL, COMPLETE -> throw new IllegalStateException("not a session operation: " + o.op);
         };
     o.future = f;
     f.whenComplete((r, e) -> wake.run());
@@ -370,7 +402,7 @@ public final class SessionCoordinator {
       // REGISTERING first: the oracle publishes slots only for a registering or active session.
       move(SessionState.REGISTERING, "registering session " + next.value());
       RegisterRequest request = RegisterRequest.of(capability, clampSlots(inputs.availableSlots()));
-      return new Outstanding(Op.REGISTER, request, next);
+      return new Outstanding(Operation.REGISTER, request, next);
     }
     if (!state.isLive()) {
       return null;
@@ -389,7 +421,9 @@ public final class SessionCoordinator {
     }
     if (!nextHeartbeatAt.pending(now)) {
       boolean draining = state == SessionState.DRAINING;
-      int slots = draining || drainRequested ? 0 : clampSlots(inputs.availableSlots());
+      // No slots while draining, nor once pulls stopped for a client bug: never advertise capacity
+      // this session will not pull.
+      int slots = draining || drainRequested || pullsStopped ? 0 : clampSlots(inputs.availableSlots());
       RunCounts runs = inputs.runCounts();
       HeartbeatRequest hb =
           new HeartbeatRequest(
@@ -398,14 +432,14 @@ public final class SessionCoordinator {
               runs,
               draining ? SessionStatus.DRAINING : SessionStatus.ACTIVE,
               version);
-      return new Outstanding(Op.HEARTBEAT, hb, sessionId);
+      return new Outstanding(Operation.HEARTBEAT, hb, sessionId);
     }
     return null;
   }
 
   private Outstanding transition(SessionStatus from, SessionStatus to, int max) {
     TransitionRequest t = new TransitionRequest(new Capacity(0, max), from, generation, to, version);
-    return new Outstanding(Op.TRANSITION, t, sessionId);
+    return new Outstanding(Operation.TRANSITION, t, sessionId);
   }
 
   private int clampSlots(int slots) {
@@ -417,33 +451,30 @@ public final class SessionCoordinator {
     if (o == null || o.future == null || !o.future.isDone()) {
       return;
     }
-    IngressResult<?> result = o.future.getNow(null);
+    @SuppressWarnings("unchecked")
+    Answer<Object> answer = Answers.of((CompletableFuture<Answer<Object>>) o.future);
     o.future = null;
-    if (result == null) {
-      // The transport never fails its futures; if it did, the outcome is unknown: resend.
-      retryLater(now, null, o.op, "transport future failed");
-      return;
+    if (!answer.kind().notSent() && o.leaseBase < 0) {
+      o.leaseBase = o.tryAt; // the lease runs from the earliest try the server may have seen
     }
+    o.mayHaveBeenApplied |= answer.kind().mayHaveBeenApplied();
+    Reaction reaction = Reactions.of(o.op, answer.kind());
     switch (o.op) {
-      case REGISTER -> onRegister(now, o, cast(result));
-      case HEARTBEAT -> onHeartbeat(now, o, cast(result));
-      case TRANSITION -> onTransition(now, o, cast(result));
+      case REGISTER -> onRegister(now, o, reaction, answer);
+      case HEARTBEAT -> onHeartbeat(now, o, reaction, answer);
+      case TRANSITION -> onTransition(now, o, reaction, answer);
+      case PULL, COMPLETE -> throw new IllegalStateException("not a session operation: " + o.op);
     }
   }
 
-  @SuppressWarnings("unchecked")
-  private static <T> IngressResult<T> cast(IngressResult<?> r) {
-    return (IngressResult<T>) r;
-  }
-
-  private void onRegister(long now, Outstanding o, IngressResult<RegisterResponse> r) {
+  private void onRegister(long now, Outstanding o, Reaction reaction, Answer<?> answer) {
     if (state != SessionState.REGISTERING) {
-      outstanding = null; // ended meanwhile (drain before the answer); nothing to apply
+      outstanding = null; // ended meanwhile; nothing to apply
       return;
     }
-    switch (r.kind()) {
-      case SUCCESS -> {
-        RegisterResponse resp = r.value();
+    switch (reaction) {
+      case APPLY -> {
+        RegisterResponse resp = (RegisterResponse) ((Answer.Success<?>) answer).value();
         Optional<Drift> drift = DriftCheck.register(resp, highestGeneration);
         outstanding = null;
         if (drift.isPresent()) {
@@ -451,26 +482,34 @@ public final class SessionCoordinator {
           return;
         }
         credentialsRefused = false;
+        pullsStopped = false;
+        retryAfterUntil.clear();
         generation = resp.generation();
         highestGeneration = generation;
         version = resp.version();
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
-        leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+        leaseDeadline.set(o.leaseBase + resp.leaseTtlMs() * NANOS_PER_MS);
         nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         listener.registered(sessionId, generation);
         move(SessionState.ACTIVE, "registered generation " + generation
             + resp.replacedSession().map(p -> ", fenced previous session " + p.sessionId().value()).orElse(""));
       }
-      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
-      case FENCED -> {
-        // session_conflict: this sessionId cannot be used; a later register takes a new one.
-        outstanding = null;
-        refuseRegister(now, r.toString());
+      case RESEND -> {
+        if (drainRequested) {
+          abandonRegister();
+        } else {
+          retryLater(now, answer, o.op);
+        }
       }
-      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR, CLIENT_BUG, RUN_NOT_LEASED, DRIFT -> {
+      case REGISTER_AGAIN -> {
+        // This sessionId cannot be used (session_conflict, refused credentials, a client bug, a
+        // drifting answer): a later register takes a new one.
         outstanding = null;
-        refuseRegister(now, r.toString());
+        refuseRegister(now, answer.toString());
       }
+      case SUSPEND, FENCE, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+          throw new IllegalStateException("no register reaction " + reaction);
     }
   }
 
@@ -480,26 +519,25 @@ public final class SessionCoordinator {
     move(SessionState.NONE, lastProblem);
   }
 
-  private void onHeartbeat(long now, Outstanding o, IngressResult<HeartbeatResponse> r) {
+  private void onHeartbeat(long now, Outstanding o, Reaction reaction, Answer<?> answer) {
     HeartbeatRequest sent = (HeartbeatRequest) o.request;
     if (!state.isLive()) {
       outstanding = null; // expired or fenced meanwhile: the answer changes nothing
       return;
     }
-    switch (r.kind()) {
-      case SUCCESS -> {
-        HeartbeatResponse resp = r.value();
+    switch (reaction) {
+      case APPLY -> {
+        HeartbeatResponse resp = (HeartbeatResponse) ((Answer.Success<?>) answer).value();
         outstanding = null;
         Optional<Drift> drift = DriftCheck.heartbeat(resp, sent);
         if (drift.isPresent()) {
           fence(drift.get(), now);
           return;
         }
-        retry.reset(); // only an accepted heartbeat proves the session healthy again
-        credentialsRefused = false;
+        accepted();
         version = resp.version();
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
-        leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+        leaseDeadline.set(o.leaseBase + resp.leaseTtlMs() * NANOS_PER_MS);
         nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
         if (state == SessionState.SUSPENDED) {
           move(SessionState.ACTIVE, "heartbeat accepted again");
@@ -511,105 +549,108 @@ public final class SessionCoordinator {
           listener.workAvailable();
         }
       }
-      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
-        // Keep the session; try again at the next due time (at once if a credential file changes).
-        outstanding = null;
-        lastProblem = "heartbeat: " + r;
-        credentialsRefused = true;
-        nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
+      case SUSPEND -> {
+        suspend(now, o, answer);
         if (state == SessionState.ACTIVE) {
-          move(SessionState.SUSPENDED, "credentials rejected: " + r);
+          move(SessionState.SUSPENDED, "credentials rejected: heartbeat: " + answer);
         } else {
-          listener.requestFailed("heartbeat", r.toString());
+          listener.requestFailed("heartbeat", answer.toString());
         }
       }
-      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
-      case FENCED -> {
-        outstanding = null;
-        lastProblem = "heartbeat: " + r;
-        move(SessionState.FENCED, "fenced by the server: " + r);
-      }
-      case CLIENT_BUG, RUN_NOT_LEASED -> {
-        outstanding = null;
-        lastProblem = "heartbeat refused as a client bug: " + r;
-        move(SessionState.FENCED, lastProblem);
-      }
-      case DRIFT -> {
-        outstanding = null;
-        fence(driftOf(r), now);
-      }
+      case RESEND -> retryLater(now, answer, o.op);
+      case FENCE -> fenceBy(now, o.op, answer);
+      case REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+          throw new IllegalStateException("no heartbeat reaction " + reaction);
     }
   }
 
-  private void onTransition(long now, Outstanding o, IngressResult<TransitionResponse> r) {
+  private void onTransition(long now, Outstanding o, Reaction reaction, Answer<?> answer) {
     TransitionRequest sent = (TransitionRequest) o.request;
     if (!state.isLive()) {
       outstanding = null;
       return;
     }
-    switch (r.kind()) {
-      case SUCCESS -> {
-        TransitionResponse resp = r.value();
+    switch (reaction) {
+      case APPLY -> {
+        TransitionResponse resp = (TransitionResponse) ((Answer.Success<?>) answer).value();
         outstanding = null;
         Optional<Drift> drift = DriftCheck.transition(resp, sent, heartbeatIntervalMs);
         if (drift.isPresent()) {
           fence(drift.get(), now);
           return;
         }
-        retry.reset();
-        credentialsRefused = false;
+        accepted();
         version = resp.version();
         if (resp.status() == SessionStatus.DRAINING) {
-          leaseDeadline.set(o.firstSentAt + resp.leaseTtlMs() * NANOS_PER_MS);
+          leaseDeadline.set(o.leaseBase + resp.leaseTtlMs() * NANOS_PER_MS);
           nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
           move(SessionState.DRAINING, "draining with 0 capacity");
         } else {
           move(SessionState.OFFLINE, "offline");
         }
       }
-      case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> retryLater(now, r, o.op, r.toString());
-      case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> {
-        // Not applied: build it again later (capacity is 0 either way), at the next due time.
-        outstanding = null;
-        lastProblem = "transition: " + r;
-        credentialsRefused = true;
-        notBefore.set(now + heartbeatIntervalMs * NANOS_PER_MS);
-        listener.requestFailed("transition", r.toString());
+      case RESEND -> retryLater(now, answer, o.op);
+      case SUSPEND -> {
+        suspend(now, o, answer);
+        listener.requestFailed("transition", answer.toString());
       }
-      case FENCED -> {
-        outstanding = null;
-        lastProblem = "transition: " + r;
-        move(SessionState.FENCED, "fenced by the server: " + r);
-      }
-      case CLIENT_BUG, RUN_NOT_LEASED -> {
-        outstanding = null;
-        lastProblem = "transition refused as a client bug: " + r;
-        move(SessionState.FENCED, lastProblem);
-      }
-      case DRIFT -> {
-        outstanding = null;
-        fence(driftOf(r), now);
+      case FENCE -> fenceBy(now, o.op, answer);
+      case REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+          throw new IllegalStateException("no transition reaction " + reaction);
+    }
+  }
+
+  /** An accepted heartbeat or transition: the session is healthy again; a server's wait is over. */
+  private void accepted() {
+    retry.reset();
+    credentialsRefused = false;
+    retryAfterUntil.clear();
+  }
+
+  /**
+   * Credentials refused: try again at the next due time (at once when a credential file
+   * changes). A record some earlier try of which may have been applied is kept, so the retry
+   * sends its identical bytes; otherwise it is built afresh then.
+   */
+  private void suspend(long now, Outstanding o, Answer<?> answer) {
+    lastProblem = o.op.wireName() + ": " + answer;
+    credentialsRefused = true;
+    long due = now + heartbeatIntervalMs * NANOS_PER_MS;
+    nextHeartbeatAt.set(due);
+    if (o.mayHaveBeenApplied) {
+      notBefore.set(due);
+    } else {
+      outstanding = null;
+      if (o.op == Operation.TRANSITION) {
+        notBefore.set(due);
       }
     }
   }
 
-  private static Drift driftOf(IngressResult<?> r) {
-    return r.cause()
-        .filter(c -> c instanceof io.ql3.worker.contract.ContractViolation)
-        .map(c -> Drift.of((io.ql3.worker.contract.ContractViolation) c))
-        .orElseGet(() -> new Drift(DriftReason.CONTRACT_VIOLATION, r.toString()));
+  private void fenceBy(long now, Operation op, Answer<?> answer) {
+    outstanding = null;
+    if (answer instanceof Answer.Refusal<?> r && r.kind() == AnswerKind.DRIFT) {
+      fence(r.drift(), now);
+      return;
+    }
+    lastProblem = op.wireName() + ": " + answer;
+    move(SessionState.FENCED, answer.kind() == AnswerKind.FENCED ? "fenced by the server: " + lastProblem
+        : "refused as a client bug, failing closed: " + lastProblem);
   }
 
-  /** Keeps the outstanding record for a byte-identical resend after a backoff (or retry-after). */
-  private void retryLater(long now, IngressResult<?> r, Op op, String what) {
+  /** Keeps the outstanding record for a byte-identical resend after a backoff (or the capped retry-after). */
+  private void retryLater(long now, Answer<?> answer, Operation op) {
     long delay = retry.nextDelayNanos();
-    if (r != null && r.retryAfter().isPresent()) {
-      delay = Math.max(delay, r.retryAfter().get().toNanos());
-      retryAfterUntil.set(now + r.retryAfter().get().toNanos());
+    if (answer.retryAfter().isPresent()) {
+      long wait = Reactions.cappedRetryAfter(op, answer.retryAfter().get(), heartbeatIntervalMs).toNanos();
+      delay = Math.max(delay, wait);
+      retryAfterUntil.set(now + wait);
     }
     notBefore.set(now + delay);
-    lastProblem = op.name().toLowerCase(java.util.Locale.ROOT) + ": " + what;
-    listener.requestFailed(op.name().toLowerCase(java.util.Locale.ROOT), what);
+    lastProblem = op.wireName() + ": " + answer;
+    listener.requestFailed(op.wireName(), answer.toString());
   }
 
   private void fence(Drift drift, long now) {

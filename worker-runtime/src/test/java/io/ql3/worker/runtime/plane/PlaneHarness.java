@@ -2,6 +2,7 @@ package io.ql3.worker.runtime.plane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.CompleteRequest;
@@ -118,8 +119,13 @@ final class PlaneHarness implements AutoCloseable {
           }
 
           @Override
-          public void executionRefused(IngressResult<?> result) {
-            events.add("refused " + result.kind());
+          public void executionAnswered(io.ql3.worker.contract.Operation op, Answer<?> answer) {
+            events.add("refused " + answer.kind());
+          }
+
+          @Override
+          public void completionUndeliverable(String runId, long attempt, String why) {
+            events.add("undeliverable " + runId + " " + attempt);
           }
 
           @Override
@@ -145,7 +151,7 @@ final class PlaneHarness implements AutoCloseable {
   /** Registers a session with the real client, journals it, and returns the permit to pull under. */
   SessionLease register(SessionId id) {
     IngressResult<RegisterResponse> r = client.register(id, RegisterRequest.of(capability, 1)).join();
-    assertThat(r.kind()).as(r.toString()).isEqualTo(IngressResult.Kind.SUCCESS);
+    assertThat(r.kind()).as(r.toString()).isEqualTo(io.ql3.worker.contract.AnswerKind.SUCCESS);
     journal.append(new io.ql3.worker.journal.JournalRecord.SessionRegistered(id.value(), r.value().generation()));
     return new SessionLease(id, r.value().generation());
   }
@@ -195,23 +201,24 @@ final class PlaneHarness implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<IngressResult<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
+    public CompletableFuture<Answer<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
       calls.add("pull " + r.pullId().value() + " waitMs=" + r.waitMs());
-      return client.pull(s, r, p);
+      return client.pull(s, r, p).thenApply(IngressResult::answer);
     }
 
     @Override
-    public CompletableFuture<IngressResult<PullResponse>> longPoll(SessionId s, PullRequest r, OfferPolicy p) {
+    public CompletableFuture<Answer<PullResponse>> longPoll(SessionId s, PullRequest r, OfferPolicy p) {
       calls.add("longPoll " + r.pullId().value() + " waitMs=" + r.waitMs());
       var route = longPollRoute;
-      return route != null ? route.apply(new Object[] {s, r, p}) : client.longPoll(s, r, p);
+      return (route != null ? route.apply(new Object[] {s, r, p}) : client.longPoll(s, r, p))
+          .thenApply(IngressResult::answer);
     }
 
     @Override
-    public CompletableFuture<IngressResult<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+    public CompletableFuture<Answer<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
       calls.add("complete " + run.value() + " " + r.attempt() + " session " + s.value());
       completions.add(r.toCanonicalBytes());
-      return client.complete(s, run, r);
+      return client.complete(s, run, r).thenApply(IngressResult::answer);
     }
 
     @Override
@@ -226,8 +233,9 @@ final class PlaneHarness implements AutoCloseable {
     final java.util.concurrent.atomic.AtomicInteger staleH2 = new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
-    public String protocol() {
-      return staleH2.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? "h2" : client.protocol();
+    public Optional<Protocol> protocol() {
+      return staleH2.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? Optional.of(Protocol.H2)
+          : Protocol.of(client.protocol());
     }
   }
 }

@@ -82,22 +82,43 @@ class PlaneReviewFixesTest {
   }
 
   /**
-   * Fix (4): a refused completion (400: a client bug) and one answered with a status outside the
-   * contract (a drift) are reported to the session, which stops pulling at once (section 6); the
-   * result itself is kept and delivered later.
+   * A completion answered with a status outside the contract (a drift) is reported to the
+   * session, which fails closed (section 6); the result itself is kept and delivered later.
    */
   @Test
-  void aRefusedOrDriftingCompletionIsReportedSoPullingStops() throws Exception {
+  void aDriftingCompletionIsReportedSoPullingStopsAndIsDeliveredLater() throws Exception {
     String run = submit();
-    h.cp.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
     h.cp.faults().add("complete", Fault.Action.ERROR, 418, null, 0, 0, 1);
     h.tick(lease);
-    PlaneHarnessAwait.until("the completion is refused twice and then delivered", () -> {
+    PlaneHarnessAwait.until("the completion drifts once and then is delivered", () -> {
       h.advance(1_000);
       h.tick(lease);
       return h.events.contains("delivered " + run + " 1 accepted");
     });
-    assertThat(h.events).containsSubsequence("refused CLIENT_BUG", "refused DRIFT", "delivered " + run + " 1 accepted");
+    assertThat(h.events).containsSubsequence("refused DRIFT", "delivered " + run + " 1 accepted");
     assertThat(CountingExecutor.PREPARED).containsExactly(run + " 1");
+  }
+
+  /**
+   * Defect 8: a completion refused 400 (a client bug) cannot succeed by resending: it is settled
+   * as undeliverable in the journal (section 6 clarifications), the session stops pulling, and
+   * nothing is left to hold a drain or the next register.
+   */
+  @Test
+  void aCompletionRefusedAsAClientBugIsSettledUndeliverable() throws Exception {
+    String run = submit();
+    h.cp.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
+    h.tick(lease);
+    PlaneHarnessAwait.until("the completion is settled undeliverable", () -> {
+      h.advance(1_000);
+      h.tick(lease);
+      return h.events.contains("undeliverable " + run + " 1");
+    });
+    assertThat(h.events).contains("refused CLIENT_BUG");
+    assertThat(h.ingress.calls.stream().filter(c -> c.startsWith("complete " + run))).hasSize(1);
+    assertThat(h.plane.runCounts().pendingCompletions()).isZero();
+    PlaneHarnessAwait.until("the journal records it settled undeliverable", () ->
+        h.journal.facts().recentCompletion(run, 1).map(f -> f.settlement()).orElse(null)
+            == io.ql3.worker.journal.Settlement.UNDELIVERABLE);
   }
 }

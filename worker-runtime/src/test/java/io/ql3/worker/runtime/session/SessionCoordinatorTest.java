@@ -2,10 +2,13 @@ package io.ql3.worker.runtime.session;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.HeartbeatResponse;
+import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.Profile;
 import io.ql3.worker.contract.RegisterRequest;
 import io.ql3.worker.contract.RegisterResponse;
@@ -123,21 +126,21 @@ class SessionCoordinatorTest {
   private SessionCoordinator.IngressClient counting(IngressClient c) {
     return new SessionCoordinator.IngressClient() {
       @Override
-      public CompletableFuture<IngressResult<RegisterResponse>> register(SessionId s, RegisterRequest r) {
+      public CompletableFuture<Answer<RegisterResponse>> register(SessionId s, RegisterRequest r) {
         sent.add("register");
-        return c.register(s, r);
+        return c.register(s, r).thenApply(IngressResult::answer);
       }
 
       @Override
-      public CompletableFuture<IngressResult<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
+      public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
         sent.add("heartbeat v" + r.version());
-        return c.heartbeat(s, r);
+        return c.heartbeat(s, r).thenApply(IngressResult::answer);
       }
 
       @Override
-      public CompletableFuture<IngressResult<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+      public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
         sent.add("transition " + r.from().wire() + "->" + r.to().wire());
-        return c.transition(s, r);
+        return c.transition(s, r).thenApply(IngressResult::answer);
       }
     };
   }
@@ -211,13 +214,14 @@ class SessionCoordinatorTest {
   @Test
   void aTransientAnswerIsRetriedNoSoonerThanRetryAfter() throws Exception {
     registered();
-    cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 7, 0, 1);
+    // 4 s: below the heartbeat interval, where the client caps a retry-after (section 6 clarifications)
+    cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 4, 0, 1);
     advance(H);
     coordinator.tick(now);
     answer();
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
 
-    advance(6_999);
+    advance(3_999);
     coordinator.tick(now);
     assertThat(sent).hasSize(2);
     advance(1);
@@ -277,9 +281,12 @@ class SessionCoordinatorTest {
     coordinator.tick(now);
     assertThat(coordinator.state()).isEqualTo(SessionState.EXPIRED);
     assertThat(coordinator.pullPermit(now)).isEmpty();
+    int sentBeforeExpiry = sent.size();
     advance(120_000);
     coordinator.tick(now);
-    assertThat(sent).containsExactly("register", "heartbeat v1");
+    assertThat(sent).hasSize(sentBeforeExpiry);
+    // the retry-after of 60 s is capped at the heartbeat interval: the identical heartbeat was retried
+    assertThat(sent).containsExactly("register", "heartbeat v1", "heartbeat v1");
   }
 
   @Test
@@ -375,7 +382,7 @@ class SessionCoordinatorTest {
     answer();
     assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
 
-    cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 7, 0, 1);
+    cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 4, 0, 1);
     coordinator.credentialsChanged();
     coordinator.tick(now);
     assertThat(sent).as("a credential change retries at once").hasSize(3);
@@ -384,7 +391,7 @@ class SessionCoordinatorTest {
 
     coordinator.credentialsChanged(); // another rotation while the server asks us to wait
     coordinator.tick(now);
-    advance(6_999);
+    advance(3_999);
     coordinator.tick(now);
     assertThat(sent).as("not before the server's retry-after").hasSize(3);
     advance(1);
@@ -404,11 +411,11 @@ class SessionCoordinatorTest {
   @Test
   void executionRefusalsStopPullingAtOnce() throws Exception {
     registered();
-    coordinator.executionRefused(IngressResult.Kind.CREDENTIAL_REJECTED, "complete: 401");
+    coordinator.executionAnswered(Operation.COMPLETE, Answer.refused(AnswerKind.CREDENTIAL_REJECTED, "401"));
     assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
     assertThat(coordinator.pullPermit(now)).isEmpty();
 
-    coordinator.executionRefused(IngressResult.Kind.DRIFT, "complete: HTTP 418");
+    coordinator.executionAnswered(Operation.COMPLETE, Answer.refused(AnswerKind.DRIFT, "HTTP 418"));
     assertThat(coordinator.state()).isEqualTo(SessionState.FENCED);
     assertThat(coordinator.pullPermit(now)).isEmpty();
     advance(H);

@@ -1,0 +1,209 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
+import io.ql3.worker.contract.CompleteRequest;
+import io.ql3.worker.contract.CompleteResponse;
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.contract.DriftCheck;
+import io.ql3.worker.contract.Operation;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.journal.Disposition;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.journal.RunKey;
+import io.ql3.worker.runtime.answer.Answers;
+import io.ql3.worker.runtime.answer.Reaction;
+import io.ql3.worker.runtime.answer.Reactions;
+import io.ql3.worker.runtime.cadence.Deadline;
+import io.ql3.worker.transport.Backoff;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.function.Supplier;
+
+/**
+ * Recorded results on their way to the server: each completion goes to the session its run was
+ * offered under, whatever that session's state is now, at most {@value #MAX_IN_FLIGHT} at a time,
+ * and each answer is handled by its row of the {@link Reactions} table. A result leaves the outbox
+ * when it is settled (accepted, duplicate, superseded or undeliverable) and that is journaled
+ * (acknowledgements may ride the next group commit).
+ */
+final class CompletionOutbox {
+  static final int MAX_IN_FLIGHT = 16;
+
+  private final Journal journal;
+  private final PlaneIngress ingress;
+  private final RunPaths paths;
+  private final PlaneListener listener;
+  private final Runnable wake;
+  private final Supplier<Backoff> backoffs;
+  /** Recorded results waiting for (or in) delivery, by attempt. */
+  private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
+
+  CompletionOutbox(Journal journal, PlaneIngress ingress, RunPaths paths, PlaneListener listener, Runnable wake,
+      Supplier<Backoff> backoffs) {
+    this.journal = journal;
+    this.ingress = ingress;
+    this.paths = paths;
+    this.listener = listener;
+    this.wake = wake;
+    this.backoffs = backoffs;
+  }
+
+  /** Queues a recorded result; {@code redelivery}: already settled in the journal, only the server is told again. */
+  void queue(JournalRecord.OfferAccepted offer, io.ql3.worker.journal.RunResult result, boolean redelivery) {
+    RunKey key = offer.runKey();
+    if (deliveries.containsKey(key)) {
+      return;
+    }
+    CompleteRequest request = JournalMapping.completion(new RunFact(offer, null, -1, -1, result, null));
+    deliveries.put(key, new Delivery(key, new SessionId(offer.sessionId()), new RunId(offer.runId()),
+        request, redelivery, backoffs.get()));
+  }
+
+  boolean holds(RunKey key) {
+    return deliveries.containsKey(key);
+  }
+
+  int size() {
+    return deliveries.size();
+  }
+
+  boolean isEmpty() {
+    return deliveries.isEmpty();
+  }
+
+  /** Sends what is due, up to the in-flight bound. */
+  void deliver(long now) {
+    int inFlight = 0;
+    for (Delivery d : deliveries.values()) {
+      if (d.future != null) {
+        inFlight++;
+      }
+    }
+    for (Delivery d : deliveries.values()) {
+      if (inFlight >= MAX_IN_FLIGHT) {
+        return;
+      }
+      if (d.future != null || d.notBefore.pending(now)) {
+        continue;
+      }
+      d.future = ingress.complete(d.session, d.runId, d.request);
+      d.future.whenComplete((r, e) -> wake.run());
+      inFlight++;
+    }
+  }
+
+  /**
+   * Applies the answers that arrived.
+   *
+   * @return true when a completion was settled (a slot or a journal window entry may be free)
+   */
+  boolean harvest(long now) {
+    boolean settledAny = false;
+    Iterator<Delivery> it = deliveries.values().iterator();
+    while (it.hasNext()) {
+      Delivery d = it.next();
+      if (d.future == null || !d.future.isDone()) {
+        continue;
+      }
+      Answer<CompleteResponse> answer = Answers.of(d.future);
+      d.future = null;
+      Reaction reaction = Reactions.of(Operation.COMPLETE, answer.kind());
+      if (answer instanceof Answer.Success<CompleteResponse> ok) {
+        Optional<Drift> drift = DriftCheck.complete(ok.value(), d.runId, d.request.attempt());
+        if (drift.isPresent()) {
+          // Section 6: a drifting answer fails the session closed; the result is kept and resent.
+          answer = new Answer.Refusal<>(AnswerKind.DRIFT, 200, null, Optional.empty(), null,
+              "drift: " + drift.get().detail());
+          reaction = Reaction.RESEND_AND_FAIL_CLOSED;
+          listener.executionDrift(drift.get());
+        }
+      }
+      switch (reaction) {
+        case APPLY -> {
+          CompleteResponse resp = ((Answer.Success<CompleteResponse>) answer).value();
+          settle(d, resp.disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
+              ? Disposition.DUPLICATE : Disposition.ACCEPTED);
+          it.remove();
+          settledAny = true;
+          listener.completionDelivered(d.runId.value(), d.request.attempt(), resp.disposition().wire());
+        }
+        case SETTLE_SUPERSEDED -> {
+          if (!d.redelivery) {
+            journal.appendAsync(new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
+          }
+          paths.cleanUp(d.runId.value(), d.request.attempt());
+          it.remove();
+          settledAny = true;
+          listener.completionSuperseded(d.runId.value(), d.request.attempt());
+        }
+        case SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING -> {
+          // No resend can change this answer: settle it so drain and the next register go on; the
+          // server reclaims the run by its lease (section 6 clarifications).
+          settle(d, Disposition.UNDELIVERABLE);
+          it.remove();
+          settledAny = true;
+          listener.completionUndeliverable(d.runId.value(), d.request.attempt(), answer.toString());
+          listener.executionAnswered(Operation.COMPLETE, answer);
+        }
+        case RESEND -> {
+          d.notBefore.set(now + retryDelay(d.backoff, Operation.COMPLETE, answer));
+          listener.completionRetry(d.runId.value(), d.request.attempt(), answer.toString());
+        }
+        case SUSPEND, RESEND_AND_FAIL_CLOSED -> {
+          // Rejected credentials, or a drifting answer: the run's result must still reach the
+          // server; keep it and try again later, loudly. The session stops pulling at once.
+          d.notBefore.set(now + d.backoff.nextDelayNanos());
+          listener.completionRefused(d.runId.value(), d.request.attempt(), answer.toString());
+          listener.executionAnswered(Operation.COMPLETE, answer);
+        }
+        case FENCE, REGISTER_AGAIN, REPLAN_FOR_HTTP1 ->
+            throw new IllegalStateException("no complete reaction " + reaction);
+      }
+    }
+    return settledAny;
+  }
+
+  /** Journals the settlement (it may ride the next group commit; a failed journal surfaces on the next append). */
+  private void settle(Delivery d, Disposition disposition) {
+    if (!d.redelivery) {
+      journal.appendAsync(new JournalRecord.CompletionAcknowledged(d.runId.value(), d.request.attempt(), disposition));
+    }
+    paths.cleanUp(d.runId.value(), d.request.attempt());
+  }
+
+  /** The backoff's next delay, or the server's retry-after capped by the reaction table's rule when longer. */
+  static long retryDelay(Backoff backoff, Operation op, Answer<?> answer) {
+    long delay = backoff.nextDelayNanos();
+    if (answer.retryAfter().isPresent()) {
+      delay = Math.max(delay, Reactions.cappedRetryAfter(op, answer.retryAfter().get(), 0).toNanos());
+    }
+    return delay;
+  }
+
+  private static final class Delivery {
+    final RunKey key;
+    final SessionId session;
+    final RunId runId;
+    final CompleteRequest request;
+    final boolean redelivery;
+    final Backoff backoff;
+    final Deadline notBefore = new Deadline();
+    CompletableFuture<Answer<CompleteResponse>> future;
+
+    Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {
+      this.key = key;
+      this.session = session;
+      this.runId = runId;
+      this.request = request;
+      this.redelivery = redelivery;
+      this.backoff = backoff;
+    }
+  }
+}

@@ -1,0 +1,305 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.ExecutorSpec;
+import io.ql3.worker.contract.Failure;
+import io.ql3.worker.contract.FailureCategory;
+import io.ql3.worker.contract.Offer;
+import io.ql3.worker.contract.OfferRejection;
+import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.contract.PullId;
+import io.ql3.worker.contract.PullResponse;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.RunResult;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.journal.RunKey;
+import io.ql3.worker.runtime.exec.CancellationSignal;
+import io.ql3.worker.runtime.exec.ExecutionClock;
+import io.ql3.worker.runtime.exec.ExecutionContext;
+import io.ql3.worker.runtime.exec.ExecutionResult;
+import io.ql3.worker.runtime.exec.Executor;
+import io.ql3.worker.runtime.exec.ExecutorRegistry;
+import io.ql3.worker.runtime.exec.PrepareFailedException;
+import io.ql3.worker.runtime.exec.PreparedRun;
+import io.ql3.worker.runtime.exec.RunHandle;
+import io.ql3.worker.runtime.exec.SpecRejectedException;
+import io.ql3.worker.runtime.session.SessionLease;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+
+/**
+ * Offer intake: the offers of one pull answer become journal records first (offer accepted, then
+ * run started or its result), in ONE group commit, and only then are the prepared runs launched;
+ * a run prepared and not launched is always discarded (try/finally). It owns the launched runs
+ * until their results are recorded and handed to the {@link CompletionOutbox}.
+ */
+final class OfferIntake {
+  private final Journal journal;
+  private final ExecutorRegistry executors;
+  private final RunPaths paths;
+  private final ExecutionClock clock;
+  private final PlaneListener listener;
+  private final Runnable wake;
+  private final CompletionOutbox outbox;
+  /** Launched runs, by attempt. */
+  private final Map<RunKey, LiveRun> running = new LinkedHashMap<>();
+
+  OfferIntake(Journal journal, ExecutorRegistry executors, RunPaths paths, ExecutionClock clock,
+      PlaneListener listener, Runnable wake, CompletionOutbox outbox) {
+    this.journal = journal;
+    this.executors = executors;
+    this.paths = paths;
+    this.clock = clock;
+    this.listener = listener;
+    this.wake = wake;
+    this.outbox = outbox;
+  }
+
+  int runningCount() {
+    return running.size();
+  }
+
+  boolean isEmpty() {
+    return running.isEmpty();
+  }
+
+  /** Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. */
+  void cancel(List<RunId> runIds) {
+    for (RunId id : runIds) {
+      for (LiveRun r : running.values()) {
+        if (r.runId.equals(id.value())) {
+          r.cancellation.cancel(CancellationSignal.DEFAULT_REASON);
+        }
+      }
+    }
+  }
+
+  /** Cancels every running run cooperatively (drain timeout, second signal). */
+  void cancelAll(Failure reason) {
+    for (LiveRun r : running.values()) {
+      r.cancellation.cancel(reason);
+    }
+  }
+
+  /**
+   * Records the results of finished runs (durable before their completions are queued).
+   *
+   * @return true when a run finished (a slot may be free)
+   */
+  boolean recordFinished() {
+    List<LiveRun> done = new ArrayList<>();
+    for (LiveRun r : running.values()) {
+      if (r.handle.result().isDone()) {
+        done.add(r);
+      }
+    }
+    if (done.isEmpty()) {
+      return false;
+    }
+    List<JournalRecord> records = new ArrayList<>(done.size());
+    List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
+    for (LiveRun r : done) {
+      ExecutionResult er = r.handle.result().join();
+      io.ql3.worker.journal.RunResult jr = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
+      results.add(jr);
+      records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
+    }
+    // The result is durable before its completion is sent: one group commit for all of them.
+    appendAll(records);
+    for (int i = 0; i < done.size(); i++) {
+      LiveRun r = done.get(i);
+      running.remove(r.key);
+      outbox.queue(r.offer, results.get(i), false);
+      listener.runFinished(r.runId, r.attempt, results.get(i));
+    }
+    return true;
+  }
+
+  /**
+   * Handles the offers of one pull answer with ONE group commit before anything runs: for each
+   * new offer, "offer accepted" and then either "run started" (prepared, about to launch) or its
+   * result (refused, or preparation failed); then the reservation is closed. Only after that
+   * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
+   * it is acted on, the start is durable before the launch) at the cost of one force per answer.
+   */
+  int accept(SessionLease lease, PullId pullId, PullResponse resp, boolean mayRun) {
+    JournalFacts facts = journal.facts();
+    List<JournalRecord> records = new ArrayList<>();
+    List<PreparedStart> prepared = new ArrayList<>();
+    List<FailedStart> failed = new ArrayList<>();
+    for (Offer offer : resp.offers()) {
+      RunKey key = new RunKey(offer.runId().value(), offer.attempt());
+      if (running.containsKey(key) || outbox.holds(key)) {
+        continue; // already ours: running or being delivered
+      }
+      Optional<RunFact> known = facts.recentCompletion(key.runId(), key.attempt());
+      if (known.isPresent()) {
+        // Completed before: answer from the journal, never execute again.
+        RunFact f = known.get();
+        outbox.queue(f.offer(), f.result(), f.settlement() != null);
+        listener.offerDeduplicated(key.runId(), key.attempt());
+        continue;
+      }
+      if (isHeld(facts, key)) {
+        continue;
+      }
+      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
+          offer.runId().value(), offer.attempt(), lease.sessionId().value(), lease.generation(),
+          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
+      records.add(accepted);
+      if (!mayRun) {
+        // The session ended while this answer was on its way: the server reclaims these runs, so
+        // none is executed; each is completed as never started, so it can be offered again at once.
+        settle(accepted, Outcome.CANCELLED, SESSION_ENDED, records, failed);
+        continue;
+      }
+      Optional<Failure> refusal = refusal(offer);
+      if (refusal.isPresent()) {
+        listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
+        settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
+        continue;
+      }
+      CancellationSignal cancellation = new CancellationSignal();
+      ExecutionContext ctx = new ExecutionContext(
+          offer.runId(), offer.attempt(), offer.idempotencyKey(),
+          paths.workDirectory(offer.runId().value(), offer.attempt()),
+          paths.outputLog(offer.runId().value(), offer.attempt()),
+          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
+      try {
+        Executor executor = executors.find(offer.executor()).orElseThrow();
+        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
+        prepared.add(new PreparedStart(accepted, run, cancellation));
+        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
+        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
+      } catch (PrepareFailedException e) {
+        settle(accepted, Outcome.FAILED, e.failure(), records, failed);
+      } catch (RuntimeException e) {
+        // An executor bug: this offer fails (never started); the answer and its other offers go on.
+        settle(accepted, Outcome.FAILED, executorError(offer.executor(), e), records, failed);
+      }
+    }
+    records.add(new JournalRecord.PullClosed(pullId.value()));
+    int launched = 0;
+    try {
+      appendAll(records);
+      for (FailedStart f : failed) {
+        outbox.queue(f.accepted(), f.result(), false);
+      }
+      for (PreparedStart s : prepared) {
+        RunHandle handle = s.run.launch();
+        launched++;
+        LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+        running.put(live.key, live);
+        handle.result().whenComplete((r, e) -> wake.run());
+        listener.runStarted(live.runId, live.attempt, handle.pid());
+      }
+    } finally {
+      // Whatever failed above (the journal, a launch): no prepared run is left holding its log.
+      for (int i = launched; i < prepared.size(); i++) {
+        prepared.get(i).run.discard();
+      }
+    }
+    return launched;
+  }
+
+  private static Failure executorError(String executor, RuntimeException e) {
+    return new Failure(FailureCategory.TRANSIENT, "executor_error",
+        fit("executor " + executor + " failed to prepare the run: " + e));
+  }
+
+  private static String fit(String m) {
+    return m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS
+        ? m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS)) : m;
+  }
+
+  private static final Failure SESSION_ENDED = new Failure(FailureCategory.TRANSIENT, "not_started",
+      "the offer arrived after its session ended (fenced, expired or drifted); never started");
+
+  /** Records an offer that will never run with its result (riding the same group commit). */
+  private static void settle(JournalRecord.OfferAccepted accepted, Outcome outcome, Failure failure,
+      List<JournalRecord> records, List<FailedStart> failed) {
+    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
+    records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
+    failed.add(new FailedStart(accepted, result));
+  }
+
+  private static boolean isHeld(JournalFacts facts, RunKey key) {
+    for (List<RunFact> list : List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
+      for (RunFact f : list) {
+        if (f.key().equals(key)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
+  private Optional<Failure> refusal(Offer offer) {
+    if (offer.rejection().isPresent()) {
+      OfferRejection rej = offer.rejection().get();
+      return Optional.of(rej.failure());
+    }
+    Optional<Executor> executor = executors.find(offer.executor());
+    ExecutorSpec spec = offer.executorSpec().orElse(null);
+    if (executor.isEmpty() || spec == null) {
+      return Optional.of(offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
+    }
+    try {
+      executor.get().validate(spec);
+      return Optional.empty();
+    } catch (SpecRejectedException e) {
+      return Optional.of(offerRejected(e.getMessage()));
+    }
+  }
+
+  private static Failure offerRejected(String message) {
+    String m = message == null ? "offer rejected" : message;
+    if (m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS) {
+      m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
+    }
+    return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
+  }
+
+  /** Queued as one journal entry: one write and one force, never split by the writer's timing. */
+  private void appendAll(List<JournalRecord> records) {
+    awaitAll(journal.appendAllAsync(records));
+  }
+
+  private static void awaitAll(List<CompletableFuture<Long>> writes) {
+    for (CompletableFuture<Long> w : writes) {
+      w.join(); // a failed journal throws: the agent stops taking work
+    }
+  }
+
+  // ------------------------------------------------------------------ state holders
+
+  private record FailedStart(JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
+
+  private record PreparedStart(JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
+
+  private static final class LiveRun {
+    final RunKey key;
+    final String runId;
+    final long attempt;
+    final JournalRecord.OfferAccepted offer;
+    final RunHandle handle;
+    final CancellationSignal cancellation;
+
+    LiveRun(JournalRecord.OfferAccepted offer, RunHandle handle, CancellationSignal cancellation) {
+      this.key = offer.runKey();
+      this.runId = offer.runId();
+      this.attempt = offer.attempt();
+      this.offer = offer;
+      this.handle = handle;
+      this.cancellation = cancellation;
+    }
+  }
+}

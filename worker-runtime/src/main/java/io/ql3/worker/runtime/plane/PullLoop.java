@@ -1,0 +1,323 @@
+package io.ql3.worker.runtime.plane;
+
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.Drift;
+import io.ql3.worker.contract.DriftCheck;
+import io.ql3.worker.contract.Operation;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.PullId;
+import io.ql3.worker.contract.PullRequest;
+import io.ql3.worker.contract.PullResponse;
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.runtime.answer.Answers;
+import io.ql3.worker.runtime.answer.Reactions;
+import io.ql3.worker.runtime.cadence.Deadline;
+import io.ql3.worker.transport.Backoff;
+import io.ql3.worker.runtime.session.SessionLease;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
+import java.util.function.IntSupplier;
+
+/**
+ * The pull loop: at most one pull at a time, in an explicit {@link PullState}. A pull is reserved
+ * in the journal before it leaves; a try whose outcome is unknown keeps its bytes (same pullId)
+ * until a definite answer; the session's permit is read when a pull is sent and when its answer is
+ * harvested (stop pulling at once); what each answer does is its row of {@link Reactions}.
+ */
+final class PullLoop {
+  private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
+
+  private final Journal journal;
+  private final PlaneIngress ingress;
+  private final OfferPolicy policy;
+  private final PlaneSettings settings;
+  private final Uuid7Generator ids;
+  private final IntSupplier freeSlots;
+  private final PlaneListener listener;
+  private final Runnable wake;
+  private final OfferIntake intake;
+  /** True when the plane holds no run (none running, no completion waiting). */
+  private final BooleanSupplier nothingHeld;
+  private final Backoff backoff;
+
+  private PullState state = PullState.IDLE;
+  private PendingPull pull;
+  private boolean draining;
+  private boolean wanted = true;
+  private final Deadline nextPullAt = new Deadline();
+  private final Deadline notBefore = new Deadline();
+  /** The session whose lost long-poll answer could not be recovered: never pulled under again. */
+  private SessionLease abandonedLease;
+
+  PullLoop(Journal journal, PlaneIngress ingress, OfferPolicy policy, PlaneSettings settings, Uuid7Generator ids,
+      IntSupplier freeSlots, PlaneListener listener, Runnable wake, OfferIntake intake, BooleanSupplier nothingHeld,
+      Backoff backoff) {
+    this.journal = journal;
+    this.ingress = ingress;
+    this.policy = policy;
+    this.settings = settings;
+    this.ids = ids;
+    this.freeSlots = freeSlots;
+    this.listener = listener;
+    this.wake = wake;
+    this.intake = intake;
+    this.nothingHeld = nothingHeld;
+    this.backoff = backoff;
+  }
+
+  PullState state() {
+    return state;
+  }
+
+  /** A reason to pull again: a slot may be free, or work is queued. */
+  void wanted() {
+    wanted = true;
+  }
+
+  /** Stops pulling for good; a parked pull is aborted (its answer is then outcome-unknown). */
+  void beginDrain() {
+    draining = true;
+    abortIfParked();
+  }
+
+  /** Aborts a parked pull (the session stopped pulling); it is resent or given up by the next steps. */
+  void abortIfParked() {
+    if (state == PullState.ON_THE_WIRE && !pull.future.isDone()) {
+      ingress.abortPulls();
+    }
+  }
+
+  private void move(PullState next) {
+    state = state.to(next);
+  }
+
+  /** Applies the answer of the pull on the wire, if it arrived; gives up a kept pull whose session is over. */
+  void harvest(long now, PullGate gate) {
+    PendingPull p = pull;
+    if (state == PullState.IDLE) {
+      return;
+    }
+    // Read now: a completion answer earlier in this step may have fenced or suspended the session.
+    Optional<SessionLease> permit = gate.permit(now);
+    boolean sessionEnded = gate.sessionEnded();
+    // Give a pull up only when its session can never pull again; a suspended session keeps it
+    // so the same pullId is resent (and its leased offers replayed) once it is active again.
+    boolean giveUp = draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
+    if (state != PullState.ON_THE_WIRE) {
+      if (giveUp) {
+        close(p);
+      } else if (state == PullState.BLOCKED_ON_HTTP1 && nothingHeld.getAsBoolean()) {
+        abandon(p);
+      }
+      return;
+    }
+    if (!p.future.isDone()) {
+      return;
+    }
+    Answer<PullResponse> answer = Answers.of(p.future);
+    p.future = null;
+    p.mayHaveReachedServer |= answer.kind().mayHaveBeenApplied();
+    switch (Reactions.of(Operation.PULL, answer.kind())) {
+      case APPLY -> {
+        PullResponse resp = ((Answer.Success<PullResponse>) answer).value();
+        Optional<Drift> drift = DriftCheck.pull(resp, p.request);
+        if (drift.isPresent()) {
+          close(p);
+          listener.executionDrift(drift.get());
+          return;
+        }
+        // Executed only while its session may still run it (a suspension does not end the lease);
+        // never after a fence, an expiry or a drift, even one applied earlier in this step.
+        int launched;
+        try {
+          launched = intake.accept(p.lease, p.request.pullId(), resp, !sessionEnded);
+        } catch (RuntimeException e) {
+          move(PullState.AWAITING_RESEND); // nothing was recorded (a failed journal stops the agent)
+          throw e;
+        }
+        pull = null; // its reservation was closed in the same group commit as the offers
+        move(PullState.IDLE);
+        scheduleNext(now, p, resp, launched);
+      }
+      case RESEND -> {
+        if (giveUp) {
+          close(p);
+        } else {
+          notBefore.set(now + CompletionOutbox.retryDelay(backoff, Operation.PULL, answer));
+          move(PullState.AWAITING_RESEND);
+        }
+      }
+      case REPLAN_FOR_HTTP1 -> {
+        if (giveUp) {
+          close(p);
+        } else {
+          onHttp1Connection(now, p);
+        }
+      }
+      case SUSPEND -> {
+        // Credentials refused: pulling stops at once. A try that may have been applied keeps its
+        // bytes (same pullId) until a definite answer, so the runs it leased are replayed.
+        if (!p.mayHaveReachedServer || giveUp) {
+          close(p);
+        } else {
+          notBefore.set(now + backoff.nextDelayNanos());
+          move(PullState.AWAITING_RESEND);
+        }
+        listener.executionAnswered(Operation.PULL, answer);
+      }
+      case FENCE -> {
+        close(p);
+        listener.executionAnswered(Operation.PULL, answer);
+      }
+      case REGISTER_AGAIN, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED -> throw new IllegalStateException("no pull reaction for " + answer);
+    }
+  }
+
+  /** Resends a kept pull, or reserves and sends a new one, when there is a reason to and the session may pull now. */
+  void maybeSend(long now, PullGate gate) {
+    if (draining || state == PullState.ON_THE_WIRE) {
+      return;
+    }
+    if (state != PullState.IDLE) {
+      if (!notBefore.pending(now)) {
+        Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
+        if (permit.isPresent() && permit.get().equals(pull.lease)) {
+          send(pull); // resend the very same bytes (same pullId)
+        }
+      }
+      return;
+    }
+    if (notBefore.pending(now) || !wanted && !nextPullAt.reached(now)) {
+      return;
+    }
+    Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
+    if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
+      return;
+    }
+    int free = freeSlots.getAsInt();
+    if (free <= 0) {
+      return; // a freed slot makes it wanted again
+    }
+    int maxRuns = Math.min(free, settings.pullPage());
+    boolean h2 = ingress.protocol().orElse(null) == Protocol.H2;
+    int waitMs = h2 ? (int) Math.min(settings.longPoll().toMillis(), PullRequest.MAX_WAIT_MS) : 0;
+    PullId pullId = ids.nextPullId();
+    SessionLease lease = permit.get();
+    PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
+    // The reservation is durable before the request leaves.
+    journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
+    wanted = false;
+    nextPullAt.clear();
+    pull = new PendingPull(lease, request, now, h2);
+    send(pull);
+  }
+
+  private void send(PendingPull p) {
+    move(PullState.ON_THE_WIRE);
+    // A long poll goes out only on h2, its resends too: see onHttp1Connection.
+    p.future = p.longPoll
+        ? ingress.longPoll(p.lease.sessionId(), p.request, policy)
+        : ingress.pull(p.lease.sessionId(), p.request, policy);
+    p.future.whenComplete((r, e) -> wake.run());
+  }
+
+  /**
+   * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport
+   * refused it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due
+   * heartbeat nor a pending completion by more than one cadence period (section 1, lines 15-21);
+   * a try after an unknown outcome resends the identical bytes (section 3, lines 75-76; section 6,
+   * line 265), so the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose
+   * original answer held no offers is a fresh pull (section 5, lines 180-182), which the server may
+   * park for the whole {@code waitMs}. Hence:
+   *
+   * <ul>
+   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed)
+   *       and a pull sized for http/1.1 replaces it at once;
+   *   <li>otherwise its answer, and the runs it may have leased, can only be learned on h2: no
+   *       other pull under this session (its slots may be taken by those runs), the resend keeps
+   *       trying (it goes out if the connection speaks h2 again), and once no run of the session
+   *       is running or waiting for delivery the pull is given up and the session ends
+   *       ({@link PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines
+   *       129-130) and the server puts whatever the lost answer leased back in its queue, as after
+   *       a restart with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new
+   *       session waits for every run of the old one to settle.
+   * </ul>
+   */
+  private void onHttp1Connection(long now, PendingPull p) {
+    if (!p.mayHaveReachedServer) {
+      close(p);
+      wanted = true;
+      return;
+    }
+    notBefore.set(now + backoff.nextDelayNanos());
+    move(PullState.BLOCKED_ON_HTTP1);
+    if (nothingHeld.getAsBoolean()) {
+      abandon(p);
+    }
+  }
+
+  private void abandon(PendingPull p) {
+    close(p);
+    abandonedLease = p.lease;
+    listener.pullOutcomeUnrecoverable("the answer of long poll " + p.request.pullId().value()
+        + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
+        + " the one connection: ending the session so the server reclaims what it leased");
+  }
+
+  private void close(PendingPull p) {
+    journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
+    pull = null;
+    move(PullState.IDLE);
+  }
+
+  /**
+   * After an answer: offers that all failed to launch (rejected, deduplicated or refused by their
+   * executor) back off like a failure, so that offers that are always rejected cost one pull (and
+   * one journal force) per backoff step, not one per step (flash wear on edge devices).
+   */
+  private void scheduleNext(long now, PendingPull p, PullResponse resp, int launched) {
+    if (!resp.offers().isEmpty()) {
+      if (launched == 0) {
+        notBefore.set(now + backoff.nextDelayNanos());
+      } else {
+        backoff.reset();
+      }
+      wanted = true; // more may be queued; slots decide
+      return;
+    }
+    backoff.reset();
+    if (resp.nextPullAfterMs() > 0) {
+      nextPullAt.set(now + resp.nextPullAfterMs() * NANOS_PER_MS);
+      return;
+    }
+    // An empty answer after a real long poll is itself the reason to pull again; an empty answer
+    // that came back early (a server that does not park) waits for a hint: no hot loop.
+    long heldMs = (now - p.sentAt) / NANOS_PER_MS;
+    if (p.request.waitMs() > 0 && heldMs * 2 >= p.request.waitMs()) {
+      wanted = true;
+    }
+  }
+
+  private static final class PendingPull {
+    final SessionLease lease;
+    final PullRequest request;
+    final long sentAt;
+    /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
+    final boolean longPoll;
+    /** Some try's outcome was unknown: the server may have applied it (leased offers). */
+    boolean mayHaveReachedServer;
+    CompletableFuture<Answer<PullResponse>> future;
+
+    PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
+      this.lease = lease;
+      this.request = request;
+      this.sentAt = sentAt;
+      this.longPoll = longPoll;
+    }
+  }
+}

@@ -1,0 +1,405 @@
+package io.ql3.worker.runtime.plane;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
+
+import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
+import io.ql3.worker.contract.CompleteRequest;
+import io.ql3.worker.contract.CompleteResponse;
+import io.ql3.worker.contract.Disposition;
+import io.ql3.worker.contract.ErrorCode;
+import io.ql3.worker.contract.JsonValue;
+import io.ql3.worker.contract.NoopSpec;
+import io.ql3.worker.contract.Offer;
+import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.OpaqueSpec;
+import io.ql3.worker.contract.Operation;
+import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.contract.PullRequest;
+import io.ql3.worker.contract.PullResponse;
+import io.ql3.worker.contract.RunId;
+import io.ql3.worker.contract.RunResult;
+import io.ql3.worker.contract.SessionId;
+import io.ql3.worker.contract.Uuid7Generator;
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalConfig;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.journal.Settlement;
+import io.ql3.worker.runtime.answer.Reaction;
+import io.ql3.worker.runtime.answer.Reactions;
+import io.ql3.worker.runtime.exec.ExecutorRegistry;
+import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
+import io.ql3.worker.runtime.exec.SystemExecutionClock;
+import io.ql3.worker.runtime.session.SessionLease;
+import java.nio.file.Path;
+import java.time.Clock;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Random;
+import java.util.concurrent.CompletableFuture;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The execution plane on a real journal against a scripted ingress (the public {@link Answer} type
+ * is the seam) and a hand-driven clock: no TLS, no server. The gate is a fake session that applies
+ * the reaction table's session rows, as the coordinator does. Each test is one defect's rule.
+ */
+class PlaneAnswersTest {
+  static final long MS = 1_000_000L;
+  static final String WORKER = "edge-0001";
+
+  /** Scripted answers per operation, in order; with nothing scripted the request stays on the wire. */
+  static final class ScriptedIngress implements PlaneIngress {
+    final Deque<CompletableFuture<Answer<PullResponse>>> pulls = new ArrayDeque<>();
+    final Deque<CompletableFuture<Answer<CompleteResponse>>> completes = new ArrayDeque<>();
+    final List<PullRequest> pullsSent = new ArrayList<>();
+    final List<String> completesSent = new ArrayList<>();
+    CompletableFuture<Answer<PullResponse>> lastPull;
+    CompletableFuture<Answer<CompleteResponse>> lastComplete;
+
+    @Override
+    public CompletableFuture<Answer<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
+      pullsSent.add(r);
+      lastPull = pulls.isEmpty() ? new CompletableFuture<>() : pulls.poll();
+      return lastPull;
+    }
+
+    @Override
+    public CompletableFuture<Answer<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+      completesSent.add(run.value());
+      lastComplete = completes.isEmpty() ? new CompletableFuture<>() : completes.poll();
+      return lastComplete;
+    }
+
+    @Override
+    public void abortPulls() {}
+
+    @Override
+    public Optional<Protocol> protocol() {
+      return Optional.of(Protocol.HTTP_1_1);
+    }
+  }
+
+  /** The session rows of the reaction table, as the coordinator applies them. */
+  final class FakeSession implements PullGate, PlaneListener {
+    boolean suspended;
+    boolean ended;
+
+    @Override
+    public Optional<SessionLease> permit(long now) {
+      return suspended || ended ? Optional.empty() : Optional.of(lease);
+    }
+
+    @Override
+    public boolean sessionEnded() {
+      return ended;
+    }
+
+    @Override
+    public void executionAnswered(Operation op, Answer<?> answer) {
+      Reaction r = Reactions.of(op, answer.kind());
+      events.add("answered " + op.wireName() + " " + answer.kind());
+      switch (r) {
+        case SUSPEND -> suspended = true;
+        case FENCE, RESEND_AND_FAIL_CLOSED -> ended = true;
+        default -> {}
+      }
+    }
+
+    @Override
+    public void executionDrift(io.ql3.worker.contract.Drift drift) {
+      ended = true;
+    }
+
+    @Override
+    public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
+      events.add("started " + runId);
+    }
+
+    @Override
+    public void completionUndeliverable(String runId, long attempt, String why) {
+      events.add("undeliverable " + runId);
+    }
+  }
+
+  @TempDir Path dir;
+  final ScriptedIngress ingress = new ScriptedIngress();
+  final List<String> events = Collections.synchronizedList(new ArrayList<>());
+  final FakeSession session = new FakeSession();
+  final SystemExecutionClock clock = new SystemExecutionClock();
+  final Uuid7Generator ids = new Uuid7Generator(Clock.systemUTC(), new Random(3));
+  Journal journal;
+  ExecutionPlane plane;
+  SessionLease lease;
+  int freeSlots = 1;
+  long now = 1_000 * MS;
+
+  @BeforeEach
+  void start() throws Exception {
+    BrittleExecutor.EVENTS.clear();
+    journal = Journal.open(JournalConfig.of(dir.resolve("journal"), WORKER));
+    lease = new SessionLease(ids.nextSessionId(), 7);
+    journal.append(new JournalRecord.SessionRegistered(lease.sessionId().value(), 7));
+  }
+
+  /** Builds the plane (after any seeding of the journal) and reconciles it. */
+  void plane() throws Exception {
+    ExecutorRegistry registry = ExecutorRegistry.load(List.of("noop", "brittle"), ProcessExecutorSettings.defaults(),
+        BrittleExecutor.loader(dir));
+    plane = new ExecutionPlane(journal, ingress, registry, OfferPolicy.CONTRACT,
+        new PlaneSettings(dir.resolve("runs"), 4, Duration.ofSeconds(30), Duration.ofSeconds(1),
+            Duration.ofSeconds(60), 4),
+        ids, clock, () -> freeSlots, session, () -> {}, new Random(42));
+    plane.reconcile();
+  }
+
+  @AfterEach
+  void stop() {
+    journal.close();
+    clock.close();
+  }
+
+  void tick() {
+    plane.tick(now, session);
+  }
+
+  void advance(long ms) {
+    now += ms * MS;
+  }
+
+  /** A result recorded before this start: its completion is delivered first. */
+  void seedPendingCompletion(String run) {
+    journal.append(new JournalRecord.OfferAccepted(run, 1, lease.sessionId().value(), 7, "noop",
+        NoopSpec.INSTANCE.digest(), "k-" + run, 60_000));
+    journal.append(new JournalRecord.RunStarted(run, 1, -1, -1));
+    journal.append(new JournalRecord.ResultRecorded(run, 1,
+        JournalMapping.toJournal(Outcome.SUCCEEDED, null, RunResult.NOT_RUN)));
+  }
+
+  static <T> CompletableFuture<Answer<T>> answered(Answer<T> a) {
+    return CompletableFuture.completedFuture(a);
+  }
+
+  static <T> Answer<T> refused(AnswerKind kind) {
+    return Answer.refused(kind, "scripted");
+  }
+
+  static Offer noopOffer(String run) {
+    return Offer.of(1, "k-" + run, new RunId(run), NoopSpec.INSTANCE, 60_000);
+  }
+
+  static Offer brittleOffer(String run, boolean boom) {
+    return Offer.of(1, "k-" + run, new RunId(run), new OpaqueSpec("brittle",
+        new JsonValue.JsonObject(boom ? Map.of("boom", JsonValue.JsonBoolean.TRUE) : Map.of())), 60_000);
+  }
+
+  /** The answer to the last pull sent, with these offers. */
+  Answer<PullResponse> offers(Offer... offers) {
+    PullRequest sent = ingress.pullsSent.get(ingress.pullsSent.size() - 1);
+    return Answer.success(new PullResponse(7, 0, List.of(offers), sent.pullId()));
+  }
+
+  Answer<CompleteResponse> accepted(String run) {
+    return Answer.success(new CompleteResponse(1, Disposition.ACCEPTED, new RunId(run)));
+  }
+
+  /**
+   * Defect 1: a completion answer that suspends the session (credentials refused) stops a pull
+   * that the same step would send later: the permit is read when the pull is sent.
+   */
+  @Test
+  void aCompletionAnswerThatSuspendsTheSessionStopsAPullLaterInTheSameStep() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    freeSlots = 0;
+    ingress.completes.add(answered(refused(AnswerKind.CREDENTIAL_REJECTED)));
+    tick(); // the completion goes out (its answer is already there); no slot, no pull
+    freeSlots = 1;
+    tick(); // harvests the refusal: the session is suspended before the pull step
+    assertThat(session.suspended).isTrue();
+    assertThat(ingress.pullsSent).isEmpty();
+  }
+
+  /**
+   * Defect 1: a pull answer harvested in the same step as a fence (a drifting completion answer)
+   * is not executed: its offers are completed as never started.
+   */
+  @Test
+  void aPullAnswerHarvestedInTheStepOfAFenceIsCompletedNotStarted() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    tick(); // completion and pull both on the wire
+    assertThat(ingress.pullsSent).hasSize(1);
+    ingress.lastComplete.complete(refused(AnswerKind.DRIFT));
+    ingress.lastPull.complete(offers(noopOffer("r1")));
+    tick();
+    assertThat(session.ended).isTrue();
+    assertThat(events).doesNotContain("started r1");
+    awaitJournal(() -> journal.facts().pendingCompletions().stream().anyMatch(f -> f.key().runId().equals("r1")));
+    RunFact r1 = journal.facts().pendingCompletions().stream().filter(f -> f.key().runId().equals("r1"))
+        .findFirst().orElseThrow();
+    assertThat(r1.result().outcome()).isEqualTo(io.ql3.worker.journal.Outcome.CANCELLED);
+    assertThat(r1.result().failure().code()).isEqualTo("not_started");
+  }
+
+  /**
+   * Defect 2: a pull whose outcome is unknown, then refused for its credentials, keeps its pullId:
+   * once the session is active again the identical pull is resent, so the runs the lost answer
+   * leased are replayed.
+   */
+  @Test
+  void aPullWhoseOutcomeIsUnknownKeepsItsPullIdThroughACredentialRefusal() throws Exception {
+    plane();
+    ingress.pulls.add(answered(refused(AnswerKind.OUTCOME_UNKNOWN)));
+    ingress.pulls.add(answered(refused(AnswerKind.CREDENTIAL_REJECTED)));
+    tick();
+    tickUntilPulls(2);
+    tick(); // harvests the refusal
+    assertThat(session.suspended).isTrue();
+    assertThat(plane.pullOutstanding()).as("kept, not closed").isTrue();
+    session.suspended = false; // a later heartbeat is accepted again
+    tickUntilPulls(3);
+    assertThat(ingress.pullsSent).extracting(PullRequest::pullId).containsOnly(ingress.pullsSent.get(0).pullId());
+    assertThat(journal.facts().openPulls()).hasSize(1);
+  }
+
+  /** Defect 11: a retry-after of a day on a pull is capped at 60 s. */
+  @Test
+  void aRetryAfterOfADayOnAPullIsCappedAtOneMinute() throws Exception {
+    plane();
+    ingress.pulls.add(answered(new Answer.Refusal<>(AnswerKind.TRANSIENT, 503, ErrorCode.UNAVAILABLE,
+        Optional.of(Duration.ofSeconds(86_400)), null, "scripted")));
+    tick();
+    tick();
+    advance(59_999);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(1);
+    advance(1);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(2);
+    assertThat(ingress.pullsSent.get(1).pullId()).isEqualTo(ingress.pullsSent.get(0).pullId());
+  }
+
+  /** Defect 11: a 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not held for a day). */
+  @Test
+  void aRetryAfterOfADayOnACompletionIsCappedAtOneMinute() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    freeSlots = 0;
+    ingress.completes.add(answered(new Answer.Refusal<>(AnswerKind.TRANSIENT, 429, ErrorCode.RATE_LIMITED,
+        Optional.of(Duration.ofSeconds(86_400)), null, "scripted")));
+    ingress.completes.add(answered(accepted("done-1")));
+    tick();
+    tick();
+    advance(59_999);
+    tick();
+    assertThat(ingress.completesSent).hasSize(1);
+    advance(1);
+    tick();
+    tick();
+    assertThat(ingress.completesSent).hasSize(2);
+    assertThat(plane.settled()).isTrue();
+  }
+
+  /**
+   * Defect 12: a pull future that completed exceptionally (an error thrown while its answer was
+   * read) is a handled outcome: the step does not throw, and the same pull is tried again.
+   */
+  @Test
+  void anExceptionallyCompletedPullFutureIsAHandledOutcome() throws Exception {
+    plane();
+    ingress.pulls.add(CompletableFuture.failedFuture(new OutOfMemoryError("Java heap space")));
+    tick();
+    assertThatCode(this::tick).doesNotThrowAnyException();
+    tickUntilPulls(2);
+    assertThat(ingress.pullsSent.get(1).pullId()).isEqualTo(ingress.pullsSent.get(0).pullId());
+  }
+
+  /**
+   * Defect 13: offers that are always rejected do not make the plane re-pull back to back (one
+   * journal force per round): the next pull waits a backoff.
+   */
+  @Test
+  void offersThatAreAlwaysRejectedBackOff() throws Exception {
+    plane();
+    tick();
+    for (int round = 0; round < 20; round++) {
+      if (ingress.lastPull != null && !ingress.lastPull.isDone()) {
+        ingress.lastPull.complete(offers(Offer.of(1, "k", new RunId("ghost-" + round),
+            new OpaqueSpec("ghost", JsonValue.JsonObject.EMPTY), 60_000)));
+      }
+      if (ingress.lastComplete != null && !ingress.lastComplete.isDone()) {
+        ingress.lastComplete.complete(accepted(ingress.completesSent.get(ingress.completesSent.size() - 1)));
+      }
+      tick(); // no time passes
+    }
+    assertThat(ingress.pullsSent).as("one pull, then a backoff").hasSize(1);
+    advance(1_000);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(2);
+  }
+
+  /**
+   * Defect 14: an executor whose prepare throws a RuntimeException fails that offer only: the
+   * runs prepared before it are launched (not leaked), the pull is closed, not resent.
+   */
+  @Test
+  void anExecutorThatThrowsWhilePreparingFailsThatOfferOnly() throws Exception {
+    plane();
+    freeSlots = 2;
+    tick();
+    ingress.lastPull.complete(offers(brittleOffer("ok-1", false), brittleOffer("boom-1", true)));
+    assertThatCode(this::tick).doesNotThrowAnyException();
+    assertThat(BrittleExecutor.EVENTS).containsExactly("prepared ok-1", "launched ok-1");
+    assertThat(ingress.pullsSent).as("the answered pull is closed; the next one is new").hasSize(2);
+    assertThat(journal.facts().openPulls()).extracting(p -> p.pullId())
+        .containsExactly(ingress.pullsSent.get(1).pullId().value());
+    assertThat(ingress.pullsSent.get(1).pullId()).isNotEqualTo(ingress.pullsSent.get(0).pullId());
+    awaitJournal(() -> journal.facts().pendingCompletions().stream().anyMatch(f -> f.key().runId().equals("boom-1")));
+    RunFact boom = journal.facts().pendingCompletions().stream().filter(f -> f.key().runId().equals("boom-1"))
+        .findFirst().orElseThrow();
+    assertThat(boom.result().failure().code()).isEqualTo("executor_error");
+  }
+
+  /** Defect 8: a completion refused with a 409 session code is settled undeliverable, not retried. */
+  @Test
+  void aCompletionRefusedWithASessionCodeIsSettledUndeliverable() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    freeSlots = 0;
+    ingress.completes.add(answered(new Answer.Refusal<>(AnswerKind.FENCED, 409, ErrorCode.SESSION_FENCED,
+        Optional.empty(), null, "scripted")));
+    tick();
+    tick();
+    assertThat(events).contains("undeliverable done-1");
+    assertThat(plane.settled()).isTrue();
+    advance(120_000);
+    tick();
+    assertThat(ingress.completesSent).containsExactly("done-1");
+    awaitJournal(() -> journal.facts().recentCompletion("done-1", 1).map(RunFact::settlement).orElse(null)
+        == Settlement.UNDELIVERABLE);
+  }
+
+  void tickUntilPulls(int n) {
+    for (int i = 0; i < 600 && ingress.pullsSent.size() < n; i++) {
+      advance(100);
+      tick();
+    }
+    assertThat(ingress.pullsSent).hasSize(n);
+  }
+
+  static void awaitJournal(java.util.function.BooleanSupplier condition) throws InterruptedException {
+    PlaneHarnessAwait.until("the journal records it", condition);
+  }
+}
