@@ -9,6 +9,7 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.runtime.systemd.SystemdService;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -109,8 +110,11 @@ final class RunCommand {
         : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
     EventLog log = new EventLog(out, format, Clock.systemUTC());
     EventLoggerFinder.install(log);
+    // sd_notify only under systemd (NOTIFY_SOCKET set): only then is Netty's native library loaded.
+    SystemdService systemd = SystemdService.fromEnvironment(System.getenv(), ProcessHandle.current().pid(),
+        problem -> log.error("systemd.notify_unavailable", "problem", problem));
     WorkerAgent agent = new WorkerAgent(cfg,
-        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery));
+        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery, systemd));
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());

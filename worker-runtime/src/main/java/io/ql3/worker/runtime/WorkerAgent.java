@@ -39,6 +39,7 @@ import io.ql3.worker.runtime.session.SessionListener;
 import io.ql3.worker.runtime.session.SessionState;
 import io.ql3.worker.runtime.status.StatusFile;
 import io.ql3.worker.runtime.status.StatusSnapshot;
+import io.ql3.worker.runtime.systemd.SystemdService;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
 import io.ql3.worker.transport.IngressResult;
@@ -101,11 +102,18 @@ public final class WorkerAgent {
   }
 
   /** Things the process provides (tests pass their own). */
-  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {}
+  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery,
+      SystemdService systemd) {
+    /** Not under systemd. */
+    public Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {
+      this(wallClock, ticker, log, waitForRecovery, SystemdService.none());
+    }
+  }
 
   private final AgentConfig config;
   private final Environment env;
   private final EventLog log;
+  private final SystemdService systemd;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicInteger signals = new AtomicInteger();
   private final AtomicInteger exitCode = new AtomicInteger(EX_OK);
@@ -126,11 +134,14 @@ public final class WorkerAgent {
   private long drainStartedAt;
   private boolean runsCancelled;
   private boolean drainLogged;
+  /** A request to the ingress failed since start (for readiness: reconciled, retrying). */
+  private boolean ingressFailed;
 
   public WorkerAgent(AgentConfig config, Environment env) {
     this.config = config;
     this.env = env;
     this.log = env.log();
+    this.systemd = env.systemd();
   }
 
   /**
@@ -355,6 +366,43 @@ public final class WorkerAgent {
       }
     }
     writeStatus(now);
+    notifySystemd(now);
+  }
+
+  /**
+   * Readiness once the journal is reconciled and a session registered (or the ingress could not be
+   * reached yet: retrying), the status when it changed, and the watchdog ping: this runs at the end
+   * of a step that completed, so a hung or always-failing cadence stops the pings.
+   */
+  private void notifySystemd(long now) {
+    String status = serviceStatus();
+    if (systemd.readiness() == SystemdService.Readiness.STARTING
+        && (phase == Phase.RUNNING || phase == Phase.RECONCILING)) {
+      if (phase == Phase.RUNNING && session.state() == SessionState.ACTIVE) {
+        systemd.ready(SystemdService.Readiness.READY_REGISTERED, status);
+        log.info("agent.ready", "notified", systemd.describe());
+      } else if (ingressFailed) {
+        systemd.ready(SystemdService.Readiness.READY_RETRYING, status);
+        log.info("agent.ready", "notified", systemd.describe(), "session_state", session.state(),
+            "why", "journal reconciled; the ingress is not reachable yet, retrying");
+      }
+    } else if (systemd.readiness() != SystemdService.Readiness.STARTING) {
+      systemd.status(status);
+    }
+    systemd.progressed(now);
+  }
+
+  /** One line for systemd's {@code STATUS=} ({@code systemctl status}). */
+  private String serviceStatus() {
+    var runs = plane.runCounts();
+    String problem = session.lastProblem();
+    boolean retrying = ingressFailed && !session.state().isLive() && phase != Phase.DRAINING && phase != Phase.STOPPED;
+    return (retrying ? "ingress unreachable, retrying; " : "")
+        + "phase " + phase.name().toLowerCase(java.util.Locale.ROOT)
+        + ", session " + session.state().name().toLowerCase(java.util.Locale.ROOT)
+        + " generation " + session.generation()
+        + ", runs " + runs.active() + " running " + runs.pendingCompletions() + " to deliver"
+        + (problem == null || problem.isEmpty() ? "" : ", last problem: " + problem);
   }
 
   private Object lastCredentials;
@@ -372,6 +420,7 @@ public final class WorkerAgent {
 
   private void beginDrain(long now) {
     phase = Phase.DRAINING;
+    systemd.stopping("draining: no new work, " + plane.runCounts().active() + " runs to finish");
     drainStartedAt = now;
     log.info("agent.drain", "drain_timeout_ms", config.execution().drainTimeout().toMillis());
     plane.beginDrain();
@@ -500,6 +549,7 @@ public final class WorkerAgent {
     if (executionClock != null) {
       executionClock.close();
     }
+    systemd.close();
   }
 
   // ------------------------------------------------------------------ listeners
@@ -514,6 +564,9 @@ public final class WorkerAgent {
     public void stateChanged(SessionState from, SessionState to, String why) {
       log.info("session.state", "from", from, "to", to, "session", session.sessionId().map(SessionId::value).orElse(""),
           "generation", session.generation(), "why", why);
+      if (to == SessionState.ACTIVE) {
+        ingressFailed = false;
+      }
       if (to == SessionState.DRAINING) {
         journal.append(new JournalRecord.DrainBegun(session.sessionId().orElseThrow().value(), session.generation()));
       } else if (to == SessionState.OFFLINE) {
@@ -539,6 +592,7 @@ public final class WorkerAgent {
 
     @Override
     public void requestFailed(String operation, String what) {
+      ingressFailed = true;
       log.warn("session.request_failed", "operation", operation, "result", what);
     }
   }
@@ -579,6 +633,7 @@ public final class WorkerAgent {
 
     @Override
     public void completionRetry(String runId, long attempt, String why) {
+      ingressFailed = true;
       log.warn("completion.retry", "run", runId, "attempt", attempt, "result", why);
     }
 
