@@ -3,16 +3,22 @@
 # checkout) and by the packaged launcher (lib/ql3-worker/libexec/jvm-flags.sh). Tested by
 # scripts/test-launcher. Why these flags: docs/performance.md and /work/shared/notes/footprint.md.
 
-# Prints the value of --profile / --profile=P in the arguments, or "node" when there is none.
+# Prints the value of --profile / --profile=P in the arguments, else the profile key of the --config
+# file, or "node" when there is neither.
 ql3_profile_of() {
-  _p=node
+  _p=
+  _c=
   _prev=
   for _a in "$@"; do
-    case "$_prev" in --profile) _p=$_a ;; esac
-    case "$_a" in --profile=*) _p=${_a#--profile=} ;; esac
+    case "$_prev" in --profile) _p=$_a ;; --config) _c=$_a ;; esac
+    case "$_a" in --profile=*) _p=${_a#--profile=} ;; --config=*) _c=${_a#--config=} ;; esac
     _prev=$_a
   done
-  printf '%s\n' "$_p"
+  # No --profile: the configuration's top-level `profile = "..."` (before its first [table]).
+  if [ -z "$_p" ] && [ -n "$_c" ] && [ -r "$_c" ]; then
+    _p=$(sed -n -e '/^[[:space:]]*\[/q' -e 's/^[[:space:]]*profile[[:space:]]*=[[:space:]]*"\([a-z]*\)".*/\1/p' "$_c" | head -1)
+  fi
+  printf '%s\n' "${_p:-node}"
 }
 
 # Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md):

@@ -23,12 +23,13 @@ import sun.misc.Signal;
 final class RunCommand {
   static final String USAGE =
       """
-      Usage: ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
-                            [--wait-for-recovery]
+      Usage: ql3-worker run --config FILE [--profile edge|node] [--log-format logfmt|json]
+                            [--wait-for-recovery] [--help] [--version]
       Runs the agent until SIGTERM/SIGINT: register, heartbeat, pull and run work, then drain
       and go offline. A second signal cancels running work at once.
-        --profile            edge or node: defaults and bounds for slots, page and cadence
         --config             the TOML configuration file
+        --profile            edge or node: defaults and bounds for slots, page and cadence;
+                             default: the configuration's profile key (both given: must agree)
         --log-format         logfmt (default, or as configured) or json, one line per event
         --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
                              instead of exiting 78
@@ -56,6 +57,10 @@ final class RunCommand {
           out.println(USAGE);
           return 0;
         }
+        case "--version", "-V" -> {
+          out.println(Commands.versionLine());
+          return 0;
+        }
         case "--wait-for-recovery" -> waitForRecovery = true;
         case "--profile", "--config", "--log-format" -> {
           if (value == null) {
@@ -77,13 +82,13 @@ final class RunCommand {
         }
       }
     }
-    if (profileName == null || config == null) {
-      err.println("ql3-worker run: --profile and --config are required\n" + USAGE);
+    if (config == null) {
+      err.println("ql3-worker run: --config is required\n" + USAGE);
       return 64;
     }
-    AgentProfile profile;
+    AgentProfile profile = null;
     try {
-      profile = AgentProfile.fromWireName(profileName);
+      profile = profileName == null ? null : AgentProfile.fromWireName(profileName);
     } catch (IllegalArgumentException e) {
       err.println("ql3-worker run: " + e.getMessage());
       return 64;

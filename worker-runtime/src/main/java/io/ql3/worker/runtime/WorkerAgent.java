@@ -497,7 +497,7 @@ public final class WorkerAgent {
       return;
     }
     // At most about once a second, and always on the last step.
-    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < TimeUnit.SECONDS.toNanos(1)) {
+    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < StatusFile.WRITE_INTERVAL.toNanos()) {
       return;
     }
     lastStatusAt = now;

@@ -7,6 +7,7 @@ import io.ql3.worker.runtime.config.AgentConfig.Journal;
 import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
+import io.ql3.worker.runtime.exec.ProcessOutcomes;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -50,12 +51,15 @@ public final class ConfigReader {
   private ConfigReader() {}
 
   /**
-   * Reads the tree of {@code file} for {@code profile}.
+   * Reads the tree of {@code file}. The profile is the file's {@code profile} key; {@code requested}
+   * (from {@code --profile}) may stand in for it when the key is absent and must agree with it when
+   * both are given.
    *
+   * @param requested the profile asked for on the command line, or null
    * @param file the configuration file the tree came from (absolute or relative to the working
    *     directory); relative paths inside are resolved against its parent directory
    */
-  public static Result read(Map<String, Object> tree, Path file, AgentProfile profile)
+  public static Result read(Map<String, Object> tree, Path file, AgentProfile requested)
       throws ConfigException {
     Path source = file.toAbsolutePath().normalize();
     Table root = new Table(source, "", tree);
@@ -65,6 +69,7 @@ public final class ConfigReader {
       return new Disabled(source);
     }
     Path base = source.getParent();
+    AgentProfile profile = readProfile(root, requested);
     ProfileDefaults d = profile.defaults();
 
     Table worker = root.requiredTable("worker");
@@ -131,6 +136,27 @@ public final class ConfigReader {
         new AgentConfig(
             source, profile, workerId, labels, ingress, credentials, journal, execution, cadence,
             statusFile, metricsFile, logFormat));
+  }
+
+  private static AgentProfile readProfile(Table root, AgentProfile requested) throws ConfigException {
+    Optional<String> named = root.optionalString("profile");
+    if (named.isEmpty()) {
+      if (requested == null) {
+        throw root.error("profile", "is not set: add profile = \"edge\" or profile = \"node\" (or pass --profile)");
+      }
+      return requested;
+    }
+    AgentProfile p;
+    try {
+      p = AgentProfile.fromWireName(named.get());
+    } catch (IllegalArgumentException e) {
+      throw root.error("profile", e.getMessage());
+    }
+    if (requested != null && requested != p) {
+      throw root.error("profile", "is \"" + p.wireName() + "\" but --profile " + requested.wireName()
+          + " was given: they must agree (drop --profile, or fix the file)");
+    }
+    return p;
   }
 
   private static Map<String, String> readLabels(Table worker) throws ConfigException {
@@ -208,6 +234,10 @@ public final class ConfigReader {
     for (long code : t.optionalLongList("permanent-exit-codes")) {
       if (code < 1 || code > 255) {
         throw t.error("permanent-exit-codes", "exit codes are 1..255 (got " + code + ")");
+      }
+      if (ProcessOutcomes.isSignalStatus((int) code)) {
+        throw t.error("permanent-exit-codes", code + " is in 129..192, the status of a process killed by signal "
+            + (code - 128) + ": it is read as that signal, never as an exit code");
       }
       permanent.add((int) code);
     }
