@@ -9,6 +9,7 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.runtime.log.JournalStream;
 import io.ql3.worker.runtime.systemd.SystemdService;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -24,13 +25,16 @@ final class RunCommand {
   static final String USAGE =
       """
       Usage: ql3-worker run --config FILE [--profile edge|node] [--log-format logfmt|json]
-                            [--wait-for-recovery] [--help] [--version]
+                            [--log-level debug|info|warn|error] [--wait-for-recovery]
+                            [--help] [--version]
       Runs the agent until SIGTERM/SIGINT: register, heartbeat, pull and run work, then drain
       and go offline. A second signal cancels running work at once.
         --config             the TOML configuration file
         --profile            edge or node: defaults and bounds for slots, page and cadence;
                              default: the configuration's profile key (both given: must agree)
         --log-format         logfmt (default, or as configured) or json, one line per event
+        --log-level          the lowest level written: debug, info (default, or as configured),
+                             warn or error
         --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
                              instead of exiting 78
       Exit codes: 0 stopped cleanly (or disabled), 64 usage, 70 internal error, 74 journal I/O
@@ -43,6 +47,7 @@ final class RunCommand {
     String profileName = null;
     String config = null;
     String logFormat = null;
+    String logLevel = null;
     boolean waitForRecovery = false;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
@@ -62,7 +67,7 @@ final class RunCommand {
           return 0;
         }
         case "--wait-for-recovery" -> waitForRecovery = true;
-        case "--profile", "--config", "--log-format" -> {
+        case "--profile", "--config", "--log-format", "--log-level" -> {
           if (value == null) {
             if (i + 1 >= args.length) {
               err.println("ql3-worker run: " + name + " needs a value\n" + USAGE);
@@ -73,6 +78,7 @@ final class RunCommand {
           switch (name) {
             case "--profile" -> profileName = value;
             case "--config" -> config = value;
+            case "--log-level" -> logLevel = value;
             default -> logFormat = value;
           }
         }
@@ -97,6 +103,13 @@ final class RunCommand {
       err.println("ql3-worker run: --log-format must be logfmt or json");
       return 64;
     }
+    EventLog.Level level = null;
+    try {
+      level = logLevel == null ? null : EventLog.Level.fromText(logLevel);
+    } catch (IllegalArgumentException e) {
+      err.println("ql3-worker run: --log-level " + e.getMessage());
+      return 64;
+    }
 
     // The gate: a disabled agent stops here, before reading any credential or path.
     ConfigReader.Result result;
@@ -113,7 +126,9 @@ final class RunCommand {
     AgentConfig cfg = ((ConfigReader.Enabled) result).config();
     AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()
         : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
-    EventLog log = new EventLog(out, format, Clock.systemUTC());
+    // Under journald (JOURNAL_STREAM is our stdout) each line carries its priority: journalctl -p works.
+    EventLog log = new EventLog(out, format, Clock.systemUTC(), level == null ? cfg.logLevel() : level,
+        JournalStream.isStdout());
     EventLoggerFinder.install(log);
     // sd_notify only under systemd (NOTIFY_SOCKET set): only then is Netty's native library loaded.
     SystemdService systemd = SystemdService.fromEnvironment(System.getenv(), ProcessHandle.current().pid(),

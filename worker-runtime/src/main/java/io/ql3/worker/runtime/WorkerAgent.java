@@ -467,7 +467,7 @@ public final class WorkerAgent {
       stopped.countDown();
       return;
     }
-    log.error("agent.step_failed", "problem", String.valueOf(e), "at", e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "");
+    log.error("agent.step_failed", "problem", String.valueOf(e), "error", e);
   }
 
   private LifecyclePhase lifecycle() {

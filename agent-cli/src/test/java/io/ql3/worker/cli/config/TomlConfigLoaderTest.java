@@ -205,6 +205,15 @@ class TomlConfigLoaderTest {
   }
 
   @Test
+  void logLevelIsOneOfFourAndInfoByDefault() throws Exception {
+    assertThat(loadEnabled(MINIMAL, AgentProfile.EDGE).logLevel()).isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.INFO);
+    assertThat(loadEnabled(MINIMAL + "[log]\nlevel = \"debug\"\n", AgentProfile.EDGE).logLevel())
+        .isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.DEBUG);
+    ConfigException e = refused(MINIMAL + "[log]\nlevel = \"verbose\"\n", AgentProfile.EDGE);
+    assertThat(e.key()).isEqualTo("log.level");
+  }
+
+  @Test
   void missingAndOversizeFilesAreClearErrors() throws Exception {
     assertThatThrownBy(() -> loader.load(dir.resolve("nope.toml"), AgentProfile.EDGE))
         .isInstanceOf(ConfigException.class)

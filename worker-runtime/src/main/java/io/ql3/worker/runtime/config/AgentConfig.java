@@ -26,7 +26,8 @@ public record AgentConfig(
     Duration cadence,
     Optional<Path> statusFile,
     Optional<Path> metricsFile,
-    LogFormat logFormat) {
+    LogFormat logFormat,
+    io.ql3.worker.runtime.log.EventLog.Level logLevel) {
 
   public AgentConfig {
     labels = Map.copyOf(labels);

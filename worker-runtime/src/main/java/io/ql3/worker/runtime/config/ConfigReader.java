@@ -8,6 +8,7 @@ import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
 import io.ql3.worker.runtime.exec.ProcessOutcomes;
+import io.ql3.worker.runtime.log.EventLog;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -129,13 +130,22 @@ public final class ConfigReader {
         default -> throw log.error("format", "must be \"logfmt\" or \"json\" (got \"" + format.get() + "\")");
       }
     }
+    EventLog.Level logLevel = EventLog.Level.INFO;
+    Optional<String> level = log.optionalString("level");
+    if (level.isPresent()) {
+      try {
+        logLevel = EventLog.Level.fromText(level.get());
+      } catch (IllegalArgumentException e) {
+        throw log.error("level", e.getMessage());
+      }
+    }
     log.finish();
     root.finish();
 
     return new Enabled(
         new AgentConfig(
             source, profile, workerId, labels, ingress, credentials, journal, execution, cadence,
-            statusFile, metricsFile, logFormat));
+            statusFile, metricsFile, logFormat, logLevel));
   }
 
   private static AgentProfile readProfile(Table root, AgentProfile requested) throws ConfigException {
