@@ -1,5 +1,6 @@
 package io.ql3.worker.cli;
 
+import io.ql3.worker.runtime.boot.CredentialWait;
 import io.ql3.worker.runtime.status.StatusFile;
 import java.time.Duration;
 import java.time.Instant;
@@ -47,7 +48,9 @@ record StatusVerdict(Liveness liveness, String why) {
       return new StatusVerdict(Liveness.GONE, "the agent (pid " + pid + ") is gone: it did not stop cleanly;"
           + " the file was last written at " + at);
     }
-    Duration limit = maxAge(cadence);
+    // Waiting for credentials, the agent rewrites the file at each re-check, not each cadence.
+    Duration limit = "waiting_for_credentials".equals(status.get("phase"))
+        ? CredentialWait.RECHECK.multipliedBy(3) : maxAge(cadence);
     Duration age = Duration.between(at, now);
     if (age.compareTo(limit) > 0) {
       return new StatusVerdict(Liveness.STALE, "the agent (pid " + pid + ") last wrote the file " + age.toSeconds()

@@ -19,6 +19,7 @@ import io.ql3.worker.journal.JournalFailedException;
 import io.ql3.worker.journal.JournalOwnedException;
 import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunResult;
+import io.ql3.worker.runtime.boot.CredentialWait;
 import io.ql3.worker.runtime.cadence.Cadence;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
@@ -91,6 +92,8 @@ public final class WorkerAgent {
 
   /** Where the agent is in its own life (the session has its own, finer, state). */
   public enum Phase {
+    /** Start-up: the credential files are not usable yet; no connection, no register, no pull. */
+    WAITING_FOR_CREDENTIALS,
     /** Delivering what the journal held from before this start; no register yet. */
     RECONCILING,
     /** Registered or registering; pulling while the session is active. */
@@ -150,7 +153,7 @@ public final class WorkerAgent {
    */
   public int run() {
     int code = start();
-    if (code != EX_OK) {
+    if (code != EX_OK || phase == Phase.STOPPED) {
       closeQuietly();
       return code;
     }
@@ -201,15 +204,23 @@ public final class WorkerAgent {
       return EX_CONFIG;
     }
 
-    // 1. One credential provider, one ingress client.
+    // 1. One credential provider (waiting until the files are usable), one ingress client.
     try {
-      credentials = CredentialProvider.load(
-          new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
-              config.credentials().trust(), config.credentials().token()),
-          config.workerId(), env.wallClock(),
-          new CredentialProvider.Settings(Duration.ofSeconds(1),
-              Duration.ofDays(config.credentials().expiryWarningDays()),
-              CredentialProvider.Settings.defaults().checkInterval()));
+      CredentialFiles files = new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
+          config.credentials().trust(), config.credentials().token());
+      CredentialProvider.Settings settings = new CredentialProvider.Settings(Duration.ofSeconds(1),
+          Duration.ofDays(config.credentials().expiryWarningDays()),
+          CredentialProvider.Settings.defaults().checkInterval());
+      phase = Phase.WAITING_FOR_CREDENTIALS;
+      var loaded = new CredentialWait(() -> CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
+          files, env.ticker(), this::waitingForCredentials, () -> signals.get() > 0).await();
+      if (loaded.isEmpty()) {
+        log.info("agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
+        phase = Phase.STOPPED;
+        return EX_OK;
+      }
+      credentials = loaded.get();
+      phase = Phase.RECONCILING;
       TransportSettings transport = TransportSettings.defaults(build.version())
           .withResponseTimeout(Duration.ofSeconds(30));
       client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
@@ -217,6 +228,9 @@ public final class WorkerAgent {
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
       return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? EX_CONFIG : EX_NOPERM;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return EX_SOFTWARE;
     }
 
     // 2. Executors and the capability (before the journal: a bad executor setup is a config error).
@@ -287,6 +301,23 @@ public final class WorkerAgent {
         (t, e) -> onStepFailure(e));
     cadence.start();
     return EX_OK;
+  }
+
+  /** One failed credential load at start-up: said in the log, the status file and systemd's status. */
+  private void waitingForCredentials(CredentialException e) {
+    log.warn("credentials.waiting", "reason", e.reason(), "problem", e.getMessage(),
+        "action", "no register, no pull; loading again when a credential file changes and every "
+            + CredentialWait.RECHECK.toSeconds() + " s");
+    String why = "waiting for usable credentials: " + e.getMessage();
+    systemd.waiting(why, CredentialWait.RECHECK.multipliedBy(3));
+    config.statusFile().ifPresent(f -> {
+      try {
+        new StatusFile(f).write(StatusSnapshot.beforeSession(env.wallClock().instant(), ProcessHandle.current().pid(),
+            config.workerId(), config.profile().wireName(), "waiting_for_credentials", why));
+      } catch (IOException x) {
+        log.warn("status.write_failed", "file", f, "problem", x.getMessage());
+      }
+    });
   }
 
   private int openJournal() {

@@ -90,6 +90,20 @@ public final class SystemdService implements AutoCloseable {
     notifier.send("READY=1\nSTATUS=" + oneLine(status));
   }
 
+  /**
+   * Still starting, for a reason the agent waits out: {@code STATUS=} and
+   * {@code EXTEND_TIMEOUT_USEC=} (systemd keeps the unit "activating" for {@code extendBy} more
+   * instead of failing it at {@code TimeoutStartSec=}). Call again before {@code extendBy} passes.
+   */
+  public void waiting(String status, Duration extendBy) {
+    if (readiness != Readiness.STARTING) {
+      status(status);
+      return;
+    }
+    lastStatus = status;
+    notifier.send("EXTEND_TIMEOUT_USEC=" + extendBy.toNanos() / 1000 + "\nSTATUS=" + oneLine(status));
+  }
+
   /** {@code STATUS=} when it differs from the last one sent. */
   public void status(String status) {
     if (status.equals(lastStatus)) {
