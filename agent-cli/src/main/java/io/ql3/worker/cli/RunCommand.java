@@ -28,7 +28,8 @@ final class RunCommand {
                             [--log-level debug|info|warn|error] [--wait-for-recovery]
                             [--help] [--version]
       Runs the agent until SIGTERM/SIGINT: register, heartbeat, pull and run work, then drain
-      and go offline. A second signal cancels running work at once.
+      and go offline. A second signal cancels running work at once. SIGHUP re-reads the
+      credentials and reopens the status and metrics files (other changes need a restart).
         --config             the TOML configuration file
         --profile            edge or node: defaults and bounds for slots, page and cadence;
                              default: the configuration's profile key (both given: must agree)
@@ -138,6 +139,8 @@ final class RunCommand {
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());
+    // SIGHUP (systemctl reload): credentials re-read, status/metrics files reopened; never a stop.
+    Signal.handle(new Signal("HUP"), s -> agent.requestReload());
     return agent.run();
   }
 }

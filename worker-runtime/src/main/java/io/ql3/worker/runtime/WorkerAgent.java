@@ -120,6 +120,7 @@ public final class WorkerAgent {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicInteger signals = new AtomicInteger();
   private final AtomicInteger exitCode = new AtomicInteger(EX_OK);
+  private final java.util.concurrent.atomic.AtomicBoolean reloadRequested = new java.util.concurrent.atomic.AtomicBoolean();
 
   // Built by start(); used only on the cadence thread afterwards.
   private CredentialProvider credentials;
@@ -180,6 +181,20 @@ public final class WorkerAgent {
     }
   }
 
+  /**
+   * SIGHUP: re-read the credential files at once and reopen the status and metrics files, on the
+   * cadence thread; never stops the agent. Other configuration changes need a restart. Safe from
+   * any thread.
+   */
+  public void requestReload() {
+    reloadRequested.set(true);
+    log.info("agent.signal", "signal", "HUP", "action", "reload credentials, reopen status and metrics files");
+    Cadence c = cadence;
+    if (c != null) {
+      c.wake();
+    }
+  }
+
   /** Waits for the agent to stop (tests). */
   public boolean awaitStopped(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -213,7 +228,8 @@ public final class WorkerAgent {
           CredentialProvider.Settings.defaults().checkInterval());
       phase = Phase.WAITING_FOR_CREDENTIALS;
       var loaded = new CredentialWait(() -> CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
-          files, env.ticker(), this::waitingForCredentials, () -> signals.get() > 0).await();
+          files, env.ticker(), this::waitingForCredentials, () -> signals.get() > 0,
+          () -> reloadRequested.getAndSet(false)).await();
       if (loaded.isEmpty()) {
         log.info("agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
         phase = Phase.STOPPED;
@@ -369,6 +385,9 @@ public final class WorkerAgent {
       plane.cancelAll(SHUTDOWN_NOW);
     }
 
+    if (reloadRequested.getAndSet(false)) {
+      reload();
+    }
     noticeCredentialChange();
     session.tick(now);
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
@@ -434,6 +453,19 @@ public final class WorkerAgent {
         + " generation " + session.generation()
         + ", runs " + runs.active() + " running " + runs.pendingCompletions() + " to deliver"
         + (problem == null || problem.isEmpty() ? "" : ", last problem: " + problem);
+  }
+
+  /** SIGHUP on the cadence thread: credentials re-read now, status and metrics files reopened and rewritten. */
+  private void reload() {
+    var c = credentials.checkNow();
+    statusFile = config.statusFile().map(StatusFile::new).orElse(null);
+    metricsFile = config.metricsFile().map(MetricsFile::new).orElse(null);
+    statusWritten = false;
+    metricsWritten = false;
+    log.info("agent.reloaded", "credentials_generation", c.tls().generation(), "token",
+        c.token() == null ? "unusable" : "ok", "status_file", config.statusFile().map(Object::toString).orElse("none"),
+        "metrics_file", config.metricsFile().map(Object::toString).orElse("none"),
+        "note", "other configuration changes need a restart");
   }
 
   private Object lastCredentials;

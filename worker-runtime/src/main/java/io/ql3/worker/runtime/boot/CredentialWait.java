@@ -21,8 +21,8 @@ import java.util.function.BooleanSupplier;
  * failed. Nothing is registered and nothing pulled meanwhile (the agent has no connection yet).
  *
  * <p>It loads again as soon as one of the four files changes (stat fingerprint: existence, size,
- * mtime, inode, checked every {@link #POLL}) and at least every {@link #RECHECK} (a clock that was
- * corrected changes no file). A configured identity that differs from the certificate's is not
+ * mtime, inode, checked every {@link #POLL}), on request (SIGHUP) and at least every
+ * {@link #RECHECK} (a clock that was corrected changes no file). A configured identity that differs from the certificate's is not
  * waited on: that is a configuration error (the caller exits 78).
  */
 public final class CredentialWait {
@@ -49,13 +49,20 @@ public final class CredentialWait {
   private final Ticker ticker;
   private final Waiting waiting;
   private final BooleanSupplier stop;
+  private final BooleanSupplier recheckNow;
 
-  public CredentialWait(Loader loader, CredentialFiles files, Ticker ticker, Waiting waiting, BooleanSupplier stop) {
+  /**
+   * @param stop true once the agent should stop instead of waiting on
+   * @param recheckNow true (once) when an operator asked for a load now (SIGHUP)
+   */
+  public CredentialWait(Loader loader, CredentialFiles files, Ticker ticker, Waiting waiting, BooleanSupplier stop,
+      BooleanSupplier recheckNow) {
     this.loader = loader;
     this.files = files;
     this.ticker = ticker;
     this.waiting = waiting;
     this.stop = stop;
+    this.recheckNow = recheckNow;
   }
 
   /** True for the problems the agent waits out; false for those it must refuse at once. */
@@ -80,7 +87,8 @@ public final class CredentialWait {
         waiting.waiting(e);
       }
       long until = ticker.nanoTime() + RECHECK.toNanos();
-      while (!stop.getAsBoolean() && ticker.nanoTime() - until < 0 && fingerprint().equals(seen)) {
+      while (!stop.getAsBoolean() && ticker.nanoTime() - until < 0 && fingerprint().equals(seen)
+          && !recheckNow.getAsBoolean()) {
         TimeUnit.NANOSECONDS.sleep(POLL.toNanos());
       }
       if (stop.getAsBoolean()) {
