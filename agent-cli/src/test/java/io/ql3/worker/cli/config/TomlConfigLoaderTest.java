@@ -214,6 +214,16 @@ class TomlConfigLoaderTest {
   }
 
   @Test
+  void aConfigurationWritableByOthersIsRefused() throws Exception {
+    Path f = write(MINIMAL);
+    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("configuration file").hasMessageContaining("writable by others");
+    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    assertThat(loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigReader.Enabled.class);
+  }
+
+  @Test
   void missingAndOversizeFilesAreClearErrors() throws Exception {
     assertThatThrownBy(() -> loader.load(dir.resolve("nope.toml"), AgentProfile.EDGE))
         .isInstanceOf(ConfigException.class)
