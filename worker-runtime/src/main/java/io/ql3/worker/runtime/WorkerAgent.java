@@ -134,6 +134,7 @@ public final class WorkerAgent {
   private StatusFile statusFile;
   private MetricsFile metricsFile;
   private final AgentMetrics metrics = new AgentMetrics();
+  private MetricsFile.Build buildLabels;
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
   private boolean runsCancelled;
@@ -208,6 +209,8 @@ public final class WorkerAgent {
 
   private int start() {
     BuildInfo build = BuildInfo.load();
+    buildLabels = new MetricsFile.Build(build.version(), build.revision(), System.getProperty("java.version"),
+        config.profile().wireName());
     log.info("agent.start", "version", build.version(), "revision", build.revision(),
         "profile", config.profile().wireName(), "worker", config.workerId(), "config", config.source(),
         "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
@@ -588,7 +591,7 @@ public final class WorkerAgent {
       lastMetricsAt = now;
       metricsWritten = true;
       try {
-        metricsFile.write(snap, metrics, credentials.tls().generation());
+        metricsFile.write(snap, metrics, credentials.tls().generation(), buildLabels, credentials.tls().notAfter());
       } catch (IOException e) {
         log.warn("metrics.write_failed", "file", metricsFile.path(), "problem", e.getMessage());
       }
