@@ -23,6 +23,7 @@ import io.ql3.worker.runtime.boot.CredentialWait;
 import io.ql3.worker.runtime.cadence.Cadence;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.SystemExecutionClock;
@@ -240,8 +241,17 @@ public final class WorkerAgent {
       }
       credentials = loaded.get();
       phase = Phase.RECONCILING;
+      ProxySelection route;
+      try {
+        route = ProxySelection.select(config, System.getenv());
+      } catch (io.ql3.worker.runtime.config.ConfigException e) {
+        log.error("config.invalid", "key", "HTTPS_PROXY", "problem", e.getMessage());
+        return EX_CONFIG;
+      }
+      log.info("ingress.route", "ingress", config.ingress().host() + ":" + config.ingress().port(),
+          "proxy", route.proxy().map(Object::toString).orElse("none"), "source", route.source());
       TransportSettings transport = TransportSettings.defaults(build.version())
-          .withResponseTimeout(Duration.ofSeconds(30));
+          .withResponseTimeout(Duration.ofSeconds(30)).withProxy(route.proxy().orElse(null));
       client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
           workerId, credentials, transport);
     } catch (CredentialException e) {

@@ -34,7 +34,7 @@ final class AgentProcess {
         "io.ql3.worker.cli.Main", "run", "--profile", profile, "--config", config.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment().keySet().removeIf(k -> k.equals("NOTIFY_SOCKET") || k.startsWith("WATCHDOG_")
-        || k.equals("JOURNAL_STREAM"));
+        || k.equals("JOURNAL_STREAM") || k.equalsIgnoreCase("HTTPS_PROXY") || k.equalsIgnoreCase("NO_PROXY"));
     pb.environment().putAll(env);
     Process p = pb
         .redirectErrorStream(true)

@@ -9,6 +9,7 @@ import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
 import io.ql3.worker.runtime.exec.ProcessOutcomes;
 import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.transport.HttpProxy;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -217,7 +218,16 @@ public final class ConfigReader {
     int port = url.getPort() == -1 ? 443 : url.getPort();
     Duration connect =
         Duration.ofMillis(t.optionalLong("connect-timeout-ms", 10_000, new Bounds(100, 120_000)));
-    return new Ingress(url, host, port, connect);
+    Optional<HttpProxy> proxy = Optional.empty();
+    Optional<String> proxyUrl = t.optionalString("proxy");
+    if (proxyUrl.isPresent()) {
+      try {
+        proxy = Optional.of(HttpProxy.parse(proxyUrl.get()));
+      } catch (IllegalArgumentException e) {
+        throw t.error("proxy", e.getMessage());
+      }
+    }
+    return new Ingress(url, host, port, connect, proxy);
   }
 
   private static Execution readExecution(Table t, Path base, AgentProfile profile, ProfileDefaults d)
