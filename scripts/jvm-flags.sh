@@ -21,6 +21,34 @@ ql3_profile_of() {
   printf '%s\n' "${_p:-node}"
 }
 
+# `run --instance NAME` (the unit's ExecStart) becomes `run --config FILE ...`, the one place this
+# rule lives: $QL3_CONFIG_DIR/NAME.toml (default /etc/ql3-worker) when it exists, one worker per
+# file and several per host; else, for NAME edge or node, the single-worker layout
+# agent.toml with --profile NAME; else NAME.toml anyway (the agent then says it is missing, 78).
+# Sets ql3_args to the rewritten arguments, quoted for `eval "set -- $ql3_args"`.
+ql3_instance_args() {
+  ql3_args=
+  _dir=${QL3_CONFIG_DIR:-/etc/ql3-worker}
+  _prev=
+  for _a in "$@"; do
+    if [ "$_prev" = --instance ]; then
+      if [ ! -e "$_dir/$_a.toml" ] && { [ "$_a" = edge ] || [ "$_a" = node ]; }; then
+        ql3_args="$ql3_args --config $(ql3_quote "$_dir/agent.toml") --profile $(ql3_quote "$_a")"
+      else
+        ql3_args="$ql3_args --config $(ql3_quote "$_dir/$_a.toml")"
+      fi
+    elif [ "$_a" != --instance ]; then
+      ql3_args="$ql3_args $(ql3_quote "$_a")"
+    fi
+    _prev=$_a
+  done
+}
+
+# One argument in single quotes, for eval.
+ql3_quote() {
+  printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+}
+
 # Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md):
 # - the edge agent idles, so memory is its binding constraint and the JIT is not needed: -Xint
 #   saves ~5 MiB of peak RSS (code cache, compiler thread and arenas, profiling data) over C1-only.
