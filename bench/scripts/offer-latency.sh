@@ -12,25 +12,33 @@
 # the control plane's TLS/HTTP/2 and offer paths are interpreted or C1-compiled for the first few
 # hundred offers); the main figures are for the N runs after them.
 #
+# --isolation none|auto|required sets execution.isolation (process runs; required switches runs to
+# --run-user, default nobody, which needs root); the agent's own CPU and its reaped children's CPU
+# (the run processes and their helpers) per run are printed from /proc/PID/stat.
+#
 # Usage: bench/scripts/offer-latency.sh [--profile edge|node] [--runs N] [--warmup W] [--executor noop|process]
+#          [--isolation none|auto|required] [--run-user NAME]
 # KEEP=1 keeps the work directory (logs) and prints its path.
 # Needs a build (mvn -B -q -DskipTests package) and python3.
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-profile=node; runs=200; warmup=0; executor=noop
+profile=node; runs=200; warmup=0; executor=noop; isolation=none; run_user=nobody
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
     --runs) runs=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --executor) executor=$2; shift 2 ;;
+    --isolation) isolation=$2; shift 2 ;;
+    --run-user) run_user=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
 spec='{}'
 [ "$executor" = process ] && spec='{"argv":["/bin/true"],"cwd":null,"env":{}}'
 work=$(mktemp -d)
+chmod 0711 "$work"  # the run account must reach its work directory (required/auto)
 cp_pid=; agent_pid=
 cleanup() {
   [ -n "$agent_pid" ] && kill -KILL "$agent_pid" 2>/dev/null || true
@@ -44,17 +52,24 @@ bin/ql3-control-plane serve --pki "$work/pki" --port 0 --admin-port 0 --verbose 
   --heartbeat-interval-ms 30000 --lease-ttl-ms 90000 --draining-lease-ttl-ms 90000 > "$work/cp.log" 2>&1 &
 cp_pid=$!
 await_control_plane "$cp_pid" "$work/cp.log"
-echo "java $("${JAVA_HOME:-/usr}/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2) profile $profile runs $runs warmup $warmup executor $executor"
+echo "java $("${JAVA_HOME:-/usr}/bin/java" -version 2>&1 | head -1 | cut -d'"' -f2) profile $profile runs $runs warmup $warmup executor $executor isolation $isolation"
 echo "uptime_before $(uptime)"
 write_agent_config "$work/agent/agent.toml" "$work/pki" lat-0001 "$ingress" <<EOF
 [execution]
 work-dir = "runs"
 executors = ["$executor"]
+isolation = "$isolation"
+run-user = "$run_user"
+run-group = "$(id -gn "$run_user" 2>/dev/null || echo "$run_user")"
 EOF
+chmod 0711 "$work/agent"
 bin/ql3-worker run --profile "$profile" --config "$work/agent/agent.toml" > "$work/agent.log" 2>&1 &
 agent_pid=$!
 for _ in $(seq 1 1200); do grep -q 'to=ACTIVE' "$work/agent.log" && break; sleep 0.05; done
 sleep 1
+grep 'event=isolation.active' "$work/agent.log" | sed 's/^ts=[^ ]* //' || true
+cpu_ticks() { awk '{print $14+$15, $16+$17}' "/proc/$agent_pid/stat"; }  # self, reaped children
+cpu0=$(cpu_ticks)
 # One driver process submits each run (admin API) and waits for its run.started line by reading
 # the agent log incrementally: no process is forked while an offer is in flight (a shell loop of
 # curl/grep/sleep forks would compete for the same 2 cores as the measured path).
@@ -83,6 +98,10 @@ for i in range(runs):
             pending = ""
     time.sleep(0.05)  # let the completion go and the next pull park
 PY
+cpu1=$(cpu_ticks)
+hz=$(getconf CLK_TCK)
+echo "$cpu0 $cpu1" | awk -v n="$((runs + warmup))" -v hz="$hz" \
+  '{printf "agent_cpu_ms_per_run=%.2f children_cpu_ms_per_run=%.2f (over %d runs incl. warm-up)\n", ($3-$1)*1000/hz/n, ($4-$2)*1000/hz/n, n}'
 kill -TERM "$agent_pid"; wait "$agent_pid" || true; agent_pid=
 echo "uptime_after $(uptime)"
 python3 - "$work/cp.log" "$work/agent.log" "$warmup" <<'PY'

@@ -1,5 +1,7 @@
 package io.ql3.worker.cli;
 
+import io.ql3.worker.runtime.isolation.IsolationHost;
+import io.ql3.worker.runtime.isolation.IsolationProbe;
 import io.ql3.worker.cli.config.TomlConfigLoader;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.ContractViolation;
@@ -225,6 +227,16 @@ final class Commands implements Callable<Integer> {
       }
       if (!WritableDirectories.report(c, out, spec.commandLine().getErr())) {
         return EX_CANTCREAT;
+      }
+      IsolationProbe iso = IsolationProbe.of(c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
+      for (String line : iso.lines()) {
+        out.println("isolation: " + line);
+      }
+      if (!iso.missing().isEmpty()) {
+        for (String m : iso.missing()) {
+          spec.commandLine().getErr().println("isolation: missing: " + m);
+        }
+        return WorkerAgent.EX_CONFIG;
       }
       return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : 0;
     }

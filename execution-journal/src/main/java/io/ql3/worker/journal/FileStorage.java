@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -36,8 +37,9 @@ final class FileStorage implements Storage {
     public StorageFile open(String name, boolean create) throws IOException {
         FileChannel ch = create
                 ? FileChannel.open(dir.resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE,
-                        StandardOpenOption.CREATE)
-                : FileChannel.open(dir.resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE);
+                        StandardOpenOption.CREATE, LinkOption.NOFOLLOW_LINKS)
+                : FileChannel.open(dir.resolve(name), StandardOpenOption.READ, StandardOpenOption.WRITE,
+                        LinkOption.NOFOLLOW_LINKS);
         return new ChannelFile(ch);
     }
 

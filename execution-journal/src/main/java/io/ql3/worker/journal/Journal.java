@@ -715,8 +715,7 @@ public final class Journal implements AutoCloseable {
         long s = state.lastSeq();
         String snapName = SegmentFiles.snapshotName(s);
         ByteBuffer snap = SnapshotWriter.encode(state, config.workerId(), random.nextLong(), crc);
-        String tmp = snapName + SegmentFiles.TMP_SUFFIX;
-        storage.delete(tmp);
+        String tmp = SegmentFiles.tempName(snapName);
         try (Storage.StorageFile f = storage.open(tmp, true)) {
             f.write(snap, 0);
             hook.accept(CompactionPoint.SNAPSHOT_TEMP_WRITTEN);

@@ -8,6 +8,15 @@ import java.util.regex.Pattern;
 /** Names of the journal's files and the two ways they come into existence durably. */
 final class SegmentFiles {
     static final String TMP_SUFFIX = ".tmp";
+    private static final java.security.SecureRandom TMP_NAMES = new java.security.SecureRandom();
+
+    /**
+     * A temporary name for {@code name}: unpredictable, so nothing can be planted at it, and
+     * ending in {@link #TMP_SUFFIX}, so recovery removes it after a crash.
+     */
+    static String tempName(String name) {
+        return name + "." + Long.toHexString(TMP_NAMES.nextLong()) + TMP_SUFFIX;
+    }
     private static final Pattern LOG = Pattern.compile("seg-(\\d{20})\\.log");
     private static final Pattern SNAPSHOT = Pattern.compile("snap-(\\d{20})\\.snap");
     private static final int ZERO_CHUNK = 64 * 1024;
@@ -42,8 +51,7 @@ final class SegmentFiles {
      */
     static Storage.StorageFile createLog(Storage st, String name, int size, SegmentHeader header)
             throws IOException {
-        String tmp = name + TMP_SUFFIX;
-        st.delete(tmp);
+        String tmp = tempName(name);
         try (Storage.StorageFile f = st.open(tmp, true)) {
             ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_CHUNK);
             for (long pos = 0; pos < size; pos += ZERO_CHUNK) {

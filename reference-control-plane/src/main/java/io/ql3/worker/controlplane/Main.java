@@ -56,9 +56,12 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--days", defaultValue = "365", description = "Certificate validity in days (default ${DEFAULT-VALUE}).")
     int days;
 
+    @Option(names = "--server-ip", description = "Another IP address for the server certificate (repeatable; for test hosts in network namespaces).")
+    List<String> serverIps = new java.util.ArrayList<>();
+
     @Override
     public Integer call() throws Exception {
-      DevPki pki = new DevPki(out, Duration.ofDays(days));
+      DevPki pki = new DevPki(out, Duration.ofDays(days), serverIps);
       List<String> created = pki.create(workers);
       for (String c : created) {
         System.out.println("created " + c);

@@ -50,6 +50,16 @@ class DevPkiTest {
   }
 
   @Test
+  void theServerCertificateNamesExtraAddressesForNamespacedTestHosts() throws Exception {
+    DevPki pki = new DevPki(dir.resolve("ns"), Duration.ofDays(1), List.of("169.254.213.1"));
+    pki.create(List.of("w1"));
+    X509Certificate server = PemFiles.readCertificate(pki.serverCert());
+    assertThat(server.getSubjectAlternativeNames())
+        .extracting(l -> l.get(1).toString())
+        .contains("localhost", "127.0.0.1", "169.254.213.1");
+  }
+
+  @Test
   void rerunReusesTheCaAndAddsWorkers() throws Exception {
     DevPki pki = new DevPki(dir, Duration.ofDays(2));
     pki.create(List.of("edge-a"));

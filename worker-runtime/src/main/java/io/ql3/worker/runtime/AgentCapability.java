@@ -10,6 +10,8 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
+import io.ql3.worker.runtime.exec.RunObserver;
+import io.ql3.worker.runtime.isolation.Isolation;
 
 /**
  * The one place that turns a configuration into the executors this agent runs and the canonical
@@ -18,13 +20,23 @@ import io.ql3.worker.runtime.exec.ProcessExecutorSettings;
 public final class AgentCapability {
   private AgentCapability() {}
 
-  /** The enabled executors: built-ins and ServiceLoader ones, as the configuration names them. */
+  /**
+   * The enabled executors: built-ins and ServiceLoader ones, as the configuration names them
+   * (for the capability and {@code check}: runs started through them are not isolated).
+   */
   public static ExecutorRegistry executors(AgentConfig config) throws ExecutorConfigurationException {
+    return executors(config, Isolation.none(), RunObserver.NONE);
+  }
+
+  /** The enabled executors, the {@code process} executor starting runs under {@code isolation}. */
+  public static ExecutorRegistry executors(AgentConfig config, Isolation isolation, RunObserver observer)
+      throws ExecutorConfigurationException {
     ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
     ProcessExecutorSettings process = new ProcessExecutorSettings(config.execution().permanentExitCodes(),
         config.execution().outputLogBytes(), d.killGrace(), d.outputDrainTimeout(), d.path(), d.lang(),
-        d.passEnvironment(), d.setsid(), d.kill());
-    return ExecutorRegistry.load(config.execution().executors(), process, AgentCapability.class.getClassLoader());
+        d.passEnvironment(), d.setsid());
+    return ExecutorRegistry.load(config.execution().executors(), process, AgentCapability.class.getClassLoader(),
+        isolation, observer);
   }
 
   /** The canonical capability snapshot (refused over 16384 canonical bytes). */

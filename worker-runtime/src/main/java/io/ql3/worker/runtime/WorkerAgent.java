@@ -1,5 +1,8 @@
 package io.ql3.worker.runtime;
 
+import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.IsolationException;
+import io.ql3.worker.runtime.isolation.RunUsage;
 import io.ql3.worker.capacity.CapacityLimits;
 import io.ql3.worker.capacity.CapacityOracle;
 import io.ql3.worker.capacity.LifecyclePhase;
@@ -64,8 +67,9 @@ import java.util.concurrent.atomic.AtomicInteger;
  * 7, ADR-0122 §5).
  *
  * <p>Start-up: (the configuration gate ran before this class) → one credential provider and one
- * ingress client → the journal owned and reconciled (runs left uncertain or not started are
- * recorded, their completions queued) → the single cadence starts and delivers those completions
+ * ingress client → the journal owned → run isolation (leftover run cgroups of this journal
+ * killed) → the journal reconciled (runs left uncertain or not started are recorded, their
+ * completions queued) → the single cadence starts and delivers those completions
  * to their old sessions → only then register, with capacity from the oracle → pulls allowed.
  *
  * <p>Shutdown (first SIGTERM/SIGINT): abort a parked pull → session {@code draining} with 0
@@ -136,6 +140,9 @@ public final class WorkerAgent {
   private MetricsFile metricsFile;
   private final AgentMetrics metrics = new AgentMetrics();
   private MetricsFile.Build buildLabels;
+  private final RunUsageBook usage = new RunUsageBook(metrics);
+  private Isolation isolation;
+  private String isolationSummary;
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
   private boolean runsCancelled;
@@ -262,11 +269,32 @@ public final class WorkerAgent {
       return EX_SOFTWARE;
     }
 
-    // 2. Executors and the capability (before the journal: a bad executor setup is a config error).
+    // 2. The journal, owned and reconciled, before any register.
+    int journalCode = openJournal();
+    if (journalCode != EX_OK) {
+      return journalCode;
+    }
+
+    // 3. Run isolation, once this process owns the journal: its cgroup sweep kills what an
+    // earlier process of this same journal left running (kill -9, power cut).
+    try {
+      isolation = IsolationStartup.open(config, log);
+    } catch (IsolationException e) {
+      log.error("isolation.missing", "mode", "required", "missing", String.join("; ", e.missing()),
+          "action", "fix what is named, or set execution.isolation = \"auto\" (see docs/executors.md); no register, no pull");
+      return EX_CONFIG;
+    } catch (IOException e) {
+      log.error("isolation.work_dir", "dir", config.execution().workDir(), "problem", e.getMessage());
+      return EX_CONFIG;
+    }
+    metrics.isolation(isolation.parts());
+    isolationSummary = isolation.summary();
+
+    // 4. Executors (the process executor starts runs under the isolation) and the capability.
     ExecutorRegistry executors;
     Capability capability;
     try {
-      executors = AgentCapability.executors(config);
+      executors = AgentCapability.executors(config, isolation, usage);
       capability = AgentCapability.capability(config, executors, build);
     } catch (ExecutorConfigurationException e) {
       log.error("config.invalid", "key", "execution.executors", "problem", e.getMessage());
@@ -274,12 +302,6 @@ public final class WorkerAgent {
     } catch (ContractViolation e) {
       log.error("config.invalid", "key", "worker.labels", "problem", "capability refused: " + e.getMessage());
       return EX_CONFIG;
-    }
-
-    // 3. The journal, owned and reconciled, before any register.
-    int journalCode = openJournal();
-    if (journalCode != EX_OK) {
-      return journalCode;
     }
 
     executionClock = new SystemExecutionClock(env.wallClock());
@@ -325,7 +347,7 @@ public final class WorkerAgent {
     log.info("journal.reconciled", "uncertain", r.reportedUncertain(), "not_started", r.reportedNotStarted(),
         "completions_to_deliver", r.completionsToDeliver());
 
-    // 4. The single cadence: it delivers the reconciled completions, then registers.
+    // 5. The single cadence: it delivers the reconciled completions, then registers.
     cadence = new Cadence("ql3-cadence", config.cadence(), env.ticker(), this::step,
         (t, e) -> onStepFailure(e));
     cadence.start();
@@ -587,7 +609,8 @@ public final class WorkerAgent {
         session.state().name().toLowerCase(java.util.Locale.ROOT), session.leaseRemaining(now).toMillis(),
         session.heartbeatIntervalMs(), capacity.availableSlots(), capacity.maxConcurrentRuns(),
         capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT), runs.active(), runs.pendingCompletions(),
-        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem());
+        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem(),
+        isolationSummary);
     if (statusFile != null) {
       try {
         statusFile.write(snap);
@@ -621,6 +644,9 @@ public final class WorkerAgent {
     if (client != null) {
       client.close();
       log.info("connection.closed");
+    }
+    if (isolation != null) {
+      isolation.close();
     }
     if (executionClock != null) {
       executionClock.close();
@@ -682,9 +708,12 @@ public final class WorkerAgent {
     @Override
     public void runFinished(String runId, long attempt, RunResult result) {
       metrics.runOutcome(result.outcome().name());
+      RunUsage used = usage.take(runId, attempt);
       log.info("run.finished", "run", runId, "attempt", attempt, "outcome", result.outcome(),
           "exit_code", result.exitCode(), "duration_ms", result.durationMs(),
-          "failure", result.failure() == null ? null : result.failure().code());
+          "failure", result.failure() == null ? null : result.failure().code(),
+          "cpu_ms", used.cpuMicros().isPresent() ? used.cpuMicros().getAsLong() / 1000 : null,
+          "peak_memory_bytes", used.peakMemoryBytes().isPresent() ? used.peakMemoryBytes().getAsLong() : null);
     }
 
     @Override

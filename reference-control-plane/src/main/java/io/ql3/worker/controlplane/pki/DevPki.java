@@ -53,10 +53,20 @@ public final class DevPki {
   private final Path dir;
   private final SecureRandom random = new SecureRandom();
   private final Duration validity;
+  private final List<String> extraServerAddresses;
 
   public DevPki(Path dir, Duration validity) {
+    this(dir, validity, List.of());
+  }
+
+  /**
+   * @param extraServerAddresses IP addresses the server certificate names besides 127.0.0.1 and
+   *     ::1 (a test host in a network namespace, e.g. the soak harness's link-local veth address)
+   */
+  public DevPki(Path dir, Duration validity, List<String> extraServerAddresses) {
     this.dir = dir;
     this.validity = validity;
+    this.extraServerAddresses = List.copyOf(extraServerAddresses);
   }
 
   public Path dir() {
@@ -101,10 +111,14 @@ public final class DevPki {
     }
     if (!Files.exists(serverCert()) || !Files.exists(serverKey())) {
       KeyPair server = newKeyPair();
-      GeneralNames names = new GeneralNames(new GeneralName[] {
+      List<GeneralName> san = new ArrayList<>(List.of(
           new GeneralName(GeneralName.dNSName, "localhost"),
           new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-          new GeneralName(GeneralName.iPAddress, "::1")});
+          new GeneralName(GeneralName.iPAddress, "::1")));
+      for (String ip : extraServerAddresses) {
+        san.add(new GeneralName(GeneralName.iPAddress, ip));
+      }
+      GeneralNames names = new GeneralNames(san.toArray(new GeneralName[0]));
       X509Certificate cert = issue(new X500Principal("CN=localhost"), server.getPublic(), caCert, ca,
           false, names, KeyPurposeId.id_kp_serverAuth);
       writeKey(serverKey(), server.getPrivate());

@@ -1,5 +1,6 @@
 package io.ql3.worker.runtime.config;
 
+import io.ql3.worker.runtime.isolation.IsolationSettings;
 import java.net.URI;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -44,7 +45,7 @@ public record AgentConfig(
   /** The journal directory and the free-space floor below which no work is accepted. */
   public record Journal(Path dir, long freeSpaceFloorBytes) {}
 
-  /** Execution limits and executor selection. */
+  /** Execution limits, executor selection and run isolation. */
   public record Execution(
       Path workDir,
       int maxConcurrentRuns,
@@ -54,7 +55,8 @@ public record AgentConfig(
       Set<Integer> permanentExitCodes,
       Duration drainTimeout,
       Duration longPoll,
-      long outputLogBytes) {
+      long outputLogBytes,
+      IsolationSettings isolation) {
 
     public Execution {
       executors = List.copyOf(executors);

@@ -1,7 +1,9 @@
 package io.ql3.worker.runtime.config;
 
 import java.time.Duration;
+import io.ql3.worker.runtime.isolation.RunLimits;
 import java.util.Locale;
+import java.util.OptionalLong;
 
 /**
  * The two deployment profiles. A profile gives the defaults and the bounds a configuration file may
@@ -31,6 +33,16 @@ public enum AgentProfile {
 
   public ProfileDefaults defaults() {
     return defaults;
+  }
+
+  /**
+   * Default per-run cgroup limits: edge 512 MiB / 512 tasks, node 4 GiB / 4096 tasks, cpu.weight
+   * 100 (the kernel's default) on both.
+   */
+  public RunLimits runLimits() {
+    return this == EDGE
+        ? new RunLimits(OptionalLong.of(512 * RunLimits.MIB), OptionalLong.of(512), 100)
+        : new RunLimits(OptionalLong.of(4096 * RunLimits.MIB), OptionalLong.of(4096), 100);
   }
 
   /** The name used on the command line and on the wire ({@code edge}, {@code node}). */

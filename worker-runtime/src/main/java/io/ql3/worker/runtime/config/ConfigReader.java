@@ -1,5 +1,10 @@
 package io.ql3.worker.runtime.config;
 
+import io.ql3.worker.runtime.isolation.AccountLookup;
+import io.ql3.worker.runtime.isolation.IsolationMode;
+import io.ql3.worker.runtime.isolation.IsolationSettings;
+import io.ql3.worker.runtime.isolation.RunLimits;
+import java.util.OptionalLong;
 import io.ql3.worker.runtime.config.AgentConfig.Credentials;
 import io.ql3.worker.runtime.config.AgentConfig.Execution;
 import io.ql3.worker.runtime.config.AgentConfig.Ingress;
@@ -269,7 +274,58 @@ public final class ConfigReader {
     long logBytes =
         t.optionalLong("output-log-bytes", 8 * MIB, new Bounds(64 * 1024, 1024 * MIB));
     return new Execution(
-        workDir, slots, page, maxSpec, executors, permanent, drain, longPoll, logBytes);
+        workDir, slots, page, maxSpec, executors, permanent, drain, longPoll, logBytes,
+        readIsolation(t, profile));
+  }
+
+  private static IsolationSettings readIsolation(Table t, AgentProfile profile) throws ConfigException {
+    IsolationMode mode = IsolationMode.AUTO;
+    Optional<String> m = t.optionalString("isolation");
+    if (m.isPresent()) {
+      try {
+        mode = IsolationMode.fromConfigName(m.get());
+      } catch (IllegalArgumentException e) {
+        throw t.error("isolation", e.getMessage());
+      }
+    }
+    String user = t.optionalString("run-user").orElse(IsolationSettings.DEFAULT_RUN_USER);
+    if (!AccountLookup.NAME.matcher(user).matches()) {
+      throw t.error("run-user", "'" + user + "' is not a user name (" + AccountLookup.NAME.pattern() + ")");
+    }
+    String group = t.optionalString("run-group").orElse(user);
+    if (!AccountLookup.NAME.matcher(group).matches()) {
+      throw t.error("run-group", "'" + group + "' is not a group name (" + AccountLookup.NAME.pattern() + ")");
+    }
+    RunLimits d = profile.runLimits();
+    OptionalLong memory = sizeOrMax(t, "memory-max", d.memoryMaxBytes(), RunLimits::parseMemory);
+    OptionalLong pids = sizeOrMax(t, "pids-max", d.pidsMax(), RunLimits::parsePids);
+    int weight = (int) t.optionalLong("cpu-weight", d.cpuWeight(), new Bounds(1, 10_000));
+    try {
+      return new IsolationSettings(mode, user, group, new RunLimits(memory, pids, weight));
+    } catch (IllegalArgumentException e) {
+      throw t.error(e.getMessage().startsWith("memory") ? "memory-max" : "pids-max", e.getMessage());
+    }
+  }
+
+  /** A limit written as "max", a string with a unit, or an integer. */
+  private static OptionalLong sizeOrMax(
+      Table t, String key, OptionalLong def, java.util.function.Function<String, OptionalLong> parse)
+      throws ConfigException {
+    Object v = t.get(key);
+    if (v == null) {
+      return def;
+    }
+    try {
+      if (v instanceof Long l) {
+        return parse.apply(Long.toString(l));
+      }
+      if (v instanceof String s) {
+        return parse.apply(s);
+      }
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw t.error(key, e.getMessage());
+    }
+    throw t.error(key, "must be \"max\", an integer or a string such as \"512M\"");
   }
 
   /** One table of the tree, remembering which keys were read so the rest can be refused. */

@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime.exec;
 
 import io.ql3.worker.contract.ExecutorInfo;
+import io.ql3.worker.runtime.isolation.Isolation;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Collections;
@@ -40,12 +41,26 @@ public final class ExecutorRegistry {
    * @param loader where to look for {@code META-INF/services/io.ql3.worker.runtime.exec.Executor}
    * @throws ExecutorConfigurationException when a name is enabled but not installed, two
    *     installed executors share a name, a provider fails to load or has an invalid name or
-   *     version, or {@code process} is enabled on a host without setsid/kill
+   *     version, or {@code process} is enabled on a host without setsid
    */
   public static ExecutorRegistry load(
       Collection<String> enabledNames, ProcessExecutorSettings processSettings, ClassLoader loader)
       throws ExecutorConfigurationException {
-    return load(enabledNames, processSettings, loader, System.getenv());
+    return load(enabledNames, processSettings, loader, System.getenv(), Isolation.none(), RunObserver.NONE);
+  }
+
+  /**
+   * As {@link #load(Collection, ProcessExecutorSettings, ClassLoader)}, with the isolation the
+   * {@code process} executor starts runs under and the observer of what each run used.
+   */
+  public static ExecutorRegistry load(
+      Collection<String> enabledNames,
+      ProcessExecutorSettings processSettings,
+      ClassLoader loader,
+      Isolation isolation,
+      RunObserver observer)
+      throws ExecutorConfigurationException {
+    return load(enabledNames, processSettings, loader, System.getenv(), isolation, observer);
   }
 
   static ExecutorRegistry load(
@@ -54,9 +69,20 @@ public final class ExecutorRegistry {
       ClassLoader loader,
       Map<String, String> agentEnvironment)
       throws ExecutorConfigurationException {
+    return load(enabledNames, processSettings, loader, agentEnvironment, Isolation.none(), RunObserver.NONE);
+  }
+
+  private static ExecutorRegistry load(
+      Collection<String> enabledNames,
+      ProcessExecutorSettings processSettings,
+      ClassLoader loader,
+      Map<String, String> agentEnvironment,
+      Isolation isolation,
+      RunObserver observer)
+      throws ExecutorConfigurationException {
     Map<String, Executor> all = new TreeMap<>();
     List<Executor> candidates = new ArrayList<>();
-    candidates.add(new ProcessExecutor(processSettings, agentEnvironment));
+    candidates.add(new ProcessExecutor(processSettings, agentEnvironment, isolation, observer));
     candidates.add(new NoopExecutor());
     candidates.add(new SleepExecutor());
     candidates.add(new FailExecutor());

@@ -2,19 +2,21 @@ package io.ql3.worker.runtime.exec;
 
 import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.ProcessSpec;
+import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.IsolationHost;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
 /**
  * The built-in {@code process} executor: runs argv directly (no shell) as the leader of a new
- * process group, in a clean environment, in a directory inside the run's work directory, with
- * stdout and stderr merged into a bounded, rotated log. See docs/executors.md.
+ * session and process group, isolated as {@link Isolation} says (run account, own cgroup), in a
+ * clean environment, in a directory inside the run's work directory, with stdout and stderr
+ * merged into a bounded, rotated log the agent alone writes. See docs/executors.md.
  */
 final class ProcessExecutor implements Executor {
 
@@ -23,9 +25,18 @@ final class ProcessExecutor implements Executor {
 
   private final ProcessExecutorSettings settings;
   private final Map<String, String> agentEnvironment;
-  private final ProcessGroupSignaller signaller;
+  private final Isolation isolation;
+  private final RunObserver observer;
 
   ProcessExecutor(ProcessExecutorSettings settings, Map<String, String> agentEnvironment) {
+    this(settings, agentEnvironment, Isolation.none(), RunObserver.NONE);
+  }
+
+  ProcessExecutor(
+      ProcessExecutorSettings settings,
+      Map<String, String> agentEnvironment,
+      Isolation isolation,
+      RunObserver observer) {
     this.settings = settings;
     // Keep only the pass-through names: the rest of the agent's environment is none of a run's business.
     Map<String, String> passed = new HashMap<>();
@@ -36,16 +47,18 @@ final class ProcessExecutor implements Executor {
       }
     }
     this.agentEnvironment = Map.copyOf(passed);
-    this.signaller = new ProcessGroupSignaller(settings.kill());
+    this.isolation = isolation;
+    this.observer = observer;
   }
 
   /** Checks that this host can run processes the way this executor does. */
   static void checkHost(ProcessExecutorSettings settings) throws ExecutorConfigurationException {
-    for (Path tool : List.of(settings.setsid(), settings.kill())) {
+    IsolationHost host = IsolationHost.system();
+    for (Path tool : List.of(settings.setsid(), host.setpriv(), host.env())) {
       if (!Files.isRegularFile(tool) || !Files.isExecutable(tool)) {
         throw new ExecutorConfigurationException(
-            "the process executor needs " + tool + " (util-linux setsid / procps kill), which is"
-                + " missing or not executable");
+            "the process executor needs " + tool + " (util-linux setsid and setpriv, coreutils env),"
+                + " which is missing or not executable");
       }
     }
   }
@@ -74,31 +87,48 @@ final class ProcessExecutor implements Executor {
       throw new IllegalArgumentException("prepare called with a spec validate() refuses");
     }
     ProcessSpec process = (ProcessSpec) spec;
+    try {
+      return prepareIn(process, context);
+    } catch (PrepareFailedException | RuntimeException e) {
+      isolation.closeWorkDirectory(context.workDirectory()); // the run account gets nothing back
+      throw e;
+    }
+  }
+
+  private PreparedRun prepareIn(ProcessSpec process, ExecutionContext context) throws PrepareFailedException {
     Path workReal;
     try {
-      Files.createDirectories(context.workDirectory());
-      workReal = context.workDirectory().toRealPath();
+      Path dir = context.workDirectory();
+      if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+        Files.createDirectories(dir.getParent());
+        Files.createDirectory(dir);
+      }
+      isolation.openWorkDirectory(dir);
+      workReal = dir.toRealPath();
     } catch (IOException e) {
       throw new PrepareFailedException(
           Failures.transientFailure(
               "prepare_failed", "cannot create work directory " + context.workDirectory() + ": " + e),
           e);
     }
-    Path cwd = WorkingDirectory.resolve(workReal, process.cwd());
+    Path cwd = WorkingDirectory.resolve(workReal, process.cwd(), isolation::openWorkDirectory);
     Map<String, String> env =
         ChildEnvironment.build(settings, agentEnvironment, process.env(), context, workReal);
     CommandLookup.check(process.argv().get(0), cwd, env.get("PATH"));
+    String badName = Isolation.checkProgramName(process.argv().get(0));
+    if (badName != null) {
+      throw new PrepareFailedException(Failures.permanent("command_name_unsupported", badName));
+    }
 
-    List<String> command = new ArrayList<>(process.argv().size() + 1);
-    command.add(settings.setsid().toString()); // not a shell: setsid() then execvp(argv)
-    command.addAll(process.argv());
+    // The command (entry helper, setsid, setpriv, env, argv) is set at launch, with the cgroup.
+    // The helpers get a fixed environment: the run's own starts at its program (Isolation).
     ProcessBuilder builder =
-        new ProcessBuilder(command)
+        new ProcessBuilder(process.argv())
             .directory(cwd.toFile())
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().clear();
-    builder.environment().putAll(env);
+    builder.environment().putAll(Isolation.HELPER_ENVIRONMENT);
 
     RotatingLog log;
     try {
@@ -109,6 +139,6 @@ final class ProcessExecutor implements Executor {
               "prepare_failed", "cannot create output log " + context.outputLog() + ": " + e),
           e);
     }
-    return new ProcessRun(context, settings, signaller, builder, log);
+    return new ProcessRun(context, settings, isolation, observer, process.argv(), env, builder, log);
   }
 }

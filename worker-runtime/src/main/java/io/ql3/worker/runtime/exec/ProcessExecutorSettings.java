@@ -24,8 +24,8 @@ import java.util.regex.Pattern;
  * @param lang the child's {@code LANG}
  * @param passEnvironment names of agent environment variables copied to every child (default
  *     none: the agent's environment may hold secrets)
- * @param setsid the util-linux {@code setsid} binary that makes the child a process-group leader
- * @param kill the procps/util-linux {@code kill} binary used to signal a process group
+ * @param setsid the util-linux {@code setsid} binary that makes the child a session and
+ *     process-group leader (signals never start a process: see {@link RunProcesses})
  */
 public record ProcessExecutorSettings(
     Set<Integer> permanentExitCodes,
@@ -35,8 +35,7 @@ public record ProcessExecutorSettings(
     String path,
     String lang,
     Set<String> passEnvironment,
-    Path setsid,
-    Path kill) {
+    Path setsid) {
 
   public static final long DEFAULT_MAX_LOG_BYTES = 8L * 1024 * 1024;
   public static final Duration DEFAULT_KILL_GRACE = Duration.ofSeconds(10);
@@ -54,7 +53,6 @@ public record ProcessExecutorSettings(
     Objects.requireNonNull(lang, "lang");
     Objects.requireNonNull(passEnvironment, "passEnvironment");
     Objects.requireNonNull(setsid, "setsid");
-    Objects.requireNonNull(kill, "kill");
     for (Integer code : permanentExitCodes) {
       if (code == null || code < 1 || code > 255) {
         throw new IllegalArgumentException("permanent exit code must be in 1..255: " + code);
@@ -79,8 +77,8 @@ public record ProcessExecutorSettings(
         throw new IllegalArgumentException("not an environment variable name: " + name);
       }
     }
-    if (!setsid.isAbsolute() || !kill.isAbsolute()) {
-      throw new IllegalArgumentException("setsid and kill must be absolute paths");
+    if (!setsid.isAbsolute()) {
+      throw new IllegalArgumentException("setsid must be an absolute path");
     }
     permanentExitCodes = Set.copyOf(new TreeSet<>(permanentExitCodes));
     passEnvironment = Set.copyOf(passEnvironment);
@@ -96,42 +94,37 @@ public record ProcessExecutorSettings(
         DEFAULT_PATH,
         DEFAULT_LANG,
         Set.of(),
-        Path.of("/usr/bin/setsid"),
-        Path.of("/bin/kill"));
+        Path.of("/usr/bin/setsid"));
   }
 
   public ProcessExecutorSettings withPermanentExitCodes(Set<Integer> codes) {
     return new ProcessExecutorSettings(
-        codes, maxLogBytes, killGrace, outputDrainTimeout, path, lang, passEnvironment, setsid, kill);
+        codes, maxLogBytes, killGrace, outputDrainTimeout, path, lang, passEnvironment, setsid);
   }
 
   public ProcessExecutorSettings withMaxLogBytes(long bytes) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, bytes, killGrace, outputDrainTimeout, path, lang, passEnvironment,
-        setsid, kill);
+        permanentExitCodes, bytes, killGrace, outputDrainTimeout, path, lang, passEnvironment, setsid);
   }
 
   public ProcessExecutorSettings withKillGrace(Duration grace) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, maxLogBytes, grace, outputDrainTimeout, path, lang, passEnvironment,
-        setsid, kill);
+        permanentExitCodes, maxLogBytes, grace, outputDrainTimeout, path, lang, passEnvironment, setsid);
   }
 
   public ProcessExecutorSettings withOutputDrainTimeout(Duration timeout) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, maxLogBytes, killGrace, timeout, path, lang, passEnvironment, setsid,
-        kill);
+        permanentExitCodes, maxLogBytes, killGrace, timeout, path, lang, passEnvironment, setsid);
   }
 
   public ProcessExecutorSettings withPath(String newPath) {
     return new ProcessExecutorSettings(
         permanentExitCodes, maxLogBytes, killGrace, outputDrainTimeout, newPath, lang,
-        passEnvironment, setsid, kill);
+        passEnvironment, setsid);
   }
 
   public ProcessExecutorSettings withPassEnvironment(Set<String> names) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, maxLogBytes, killGrace, outputDrainTimeout, path, lang, names, setsid,
-        kill);
+        permanentExitCodes, maxLogBytes, killGrace, outputDrainTimeout, path, lang, names, setsid);
   }
 }

@@ -1,30 +1,39 @@
 package io.ql3.worker.runtime.exec;
 
 import io.ql3.worker.contract.Failure;
+import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.RunCgroup;
+import io.ql3.worker.runtime.isolation.RunUsage;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.EnumSet;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One process run, from prepared to completed. The main process is started through
- * {@code setsid}, so it leads its own process group (pgid = pid) and every descendant that does
- * not leave the group can be signalled with it.
+ * One process run, from prepared to completed. The main process enters the run's cgroup (when
+ * {@link Isolation} gives it one) before any of its code runs, and is started through
+ * {@code setsid}, so it also leads its own process group (pgid = pid). {@link RunProcesses} is
+ * "every process of the run": the cgroup, else the group.
  *
- * <p>Life: PREPARED → RUNNING → (TERMINATING on cancel/timeout: SIGTERM to the group, SIGKILL
- * after the grace) → EXITED (main process reaped; SIGKILL to whatever is left of the group) →
- * COMPLETED (output ended, or the drain timeout passed). No thread of its own except the
- * output pump: exits come from the JDK's shared process reaper, timers from the context clock.
+ * <p>Life: PREPARED → RUNNING → (TERMINATING on cancel/timeout: SIGTERM to the run's processes,
+ * SIGKILL after the grace) → EXITED (main process reaped; SIGKILL to whatever is left) →
+ * COMPLETED (no process of the run left and its output ended, or the drain timeout passed; the
+ * cgroup is then read and removed). No thread of its own except the output pump: exits come
+ * from the JDK's shared process reaper, timers from the context clock.
  */
 final class ProcessRun implements PreparedRun, RunHandle {
 
   private static final System.Logger LOG = System.getLogger(ProcessRun.class.getName());
+  private static final java.time.Duration EMPTY_POLL = java.time.Duration.ofMillis(5);
 
   enum State {
     PREPARED,
@@ -48,7 +57,10 @@ final class ProcessRun implements PreparedRun, RunHandle {
 
   private final ExecutionContext context;
   private final ProcessExecutorSettings settings;
-  private final ProcessGroupSignaller signaller;
+  private final Isolation isolation;
+  private final RunObserver observer;
+  private final List<String> argv;
+  private final Map<String, String> runEnvironment;
   private final ProcessBuilder builder;
   private final RotatingLog log;
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
@@ -68,18 +80,25 @@ final class ProcessRun implements PreparedRun, RunHandle {
   // written once by launch() before any callback can run
   private volatile Process process;
   private volatile OutputCapture capture;
+  private volatile RunProcesses processes;
   private volatile Instant startedAt;
   private volatile long startNanos;
 
   ProcessRun(
       ExecutionContext context,
       ProcessExecutorSettings settings,
-      ProcessGroupSignaller signaller,
+      Isolation isolation,
+      RunObserver observer,
+      List<String> argv,
+      Map<String, String> runEnvironment,
       ProcessBuilder builder,
       RotatingLog log) {
     this.context = context;
     this.settings = settings;
-    this.signaller = signaller;
+    this.isolation = isolation;
+    this.observer = observer;
+    this.argv = List.copyOf(argv);
+    this.runEnvironment = new java.util.TreeMap<>(runEnvironment);
     this.builder = builder;
     this.log = log;
   }
@@ -104,6 +123,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
         // Never start what is already cancelled.
         move(State.COMPLETED);
         closeLog();
+        isolation.closeWorkDirectory(context.workDirectory());
         Failure why = context.cancellation().reason().orElse(CancellationSignal.DEFAULT_REASON);
         result.complete(
             ExecutionResult.cancelled(
@@ -114,21 +134,23 @@ final class ProcessRun implements PreparedRun, RunHandle {
       // Armed before the process exists: if the clock refuses (closed), nothing was started.
       timeoutTask =
           context.clock().schedule(context.timeout(), () -> terminate(ProcessOutcomes.Termination.TIMEOUT));
+      Optional<RunCgroup> cgroup;
+      try {
+        cgroup = isolation.newRunCgroup(context.runId().value(), context.attempt());
+      } catch (IOException | RuntimeException e) {
+        failLaunch("cgroup_failed", "cannot create the run's cgroup: " + e.getMessage());
+        return this;
+      }
       Process p;
       try {
-        p = builder.start();
+        p = builder.command(isolation.command(cgroup, settings.setsid(), argv, runEnvironment)).start();
       } catch (IOException | RuntimeException e) {
-        move(State.COMPLETED);
-        timeoutTask.cancel();
-        timeoutTask = null;
-        closeLog();
-        result.complete(
-            ExecutionResult.failed(
-                Failures.transientFailure("spawn_failed", "cannot start the process: " + e.getMessage()),
-                0));
+        cgroup.ifPresent(RunCgroup::remove);
+        failLaunch("spawn_failed", "cannot start the process: " + e.getMessage());
         return this;
       }
       process = p;
+      processes = cgroup.map(RunProcesses::of).orElseGet(() -> RunProcesses.ofGroup(p.pid()));
       move(State.RUNNING);
       capture = new OutputCapture(p.getInputStream(), log, context.runId().value());
       capture.start();
@@ -149,6 +171,16 @@ final class ProcessRun implements PreparedRun, RunHandle {
     return this;
   }
 
+  private void failLaunch(String code, String message) {
+    // caller holds lock
+    move(State.COMPLETED);
+    timeoutTask.cancel();
+    timeoutTask = null;
+    closeLog();
+    isolation.closeWorkDirectory(context.workDirectory());
+    result.complete(ExecutionResult.failed(Failures.transientFailure(code, message), 0));
+  }
+
   @Override
   public void discard() {
     synchronized (lock) {
@@ -158,6 +190,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       move(State.DISCARDED);
     }
     closeLog();
+    isolation.closeWorkDirectory(context.workDirectory());
   }
 
   // ---- RunHandle
@@ -194,18 +227,12 @@ final class ProcessRun implements PreparedRun, RunHandle {
       if (why == ProcessOutcomes.Termination.CANCEL) {
         cancelReason = context.cancellation().reason().orElse(CancellationSignal.DEFAULT_REASON);
       }
-      terminationDetail = "SIGTERM sent to its process group";
+      terminationDetail = "SIGTERM sent to its processes";
     }
-    long pgid = process.pid();
-    signaller
-        .signal(pgid, "TERM")
-        .thenAccept(
-            delivered -> {
-              // No group yet: the child has not run setsid() so far; it is alone, signal it.
-              if (!delivered && process.isAlive()) {
-                process.destroy();
-              }
-            });
+    processes.terminate();
+    // The main process may not have entered its group or cgroup yet: it is alone, signal it
+    // (through its handle: Process.destroy() would also close the output pipe).
+    process.toHandle().destroy();
     ExecutionClock.Scheduled grace = context.clock().schedule(settings.killGrace(), this::escalate);
     synchronized (lock) {
       if (state == State.TERMINATING) {
@@ -222,17 +249,11 @@ final class ProcessRun implements PreparedRun, RunHandle {
         return;
       }
       terminationDetail =
-          "SIGTERM sent to its process group, SIGKILL after the " + settings.killGrace().toMillis()
+          "SIGTERM sent to its processes, SIGKILL after the " + settings.killGrace().toMillis()
               + " ms grace";
     }
-    signaller
-        .signal(process.pid(), "KILL")
-        .thenAccept(
-            delivered -> {
-              if (!delivered && process.isAlive()) {
-                process.destroyForcibly();
-              }
-            });
+    processes.kill();
+    process.toHandle().destroyForcibly();
   }
 
   private void onExit() {
@@ -261,20 +282,22 @@ final class ProcessRun implements PreparedRun, RunHandle {
     if (registration != null) {
       registration.close();
     }
-    // The main process is gone; nothing of the run may outlive it: kill the rest of its group.
-    signaller.signal(p.pid(), "KILL").whenComplete((delivered, error) -> guarded(this::awaitOutput));
-  }
-
-  private void awaitOutput() {
+    // The main process is gone; nothing of the run may outlive it: kill the rest of it.
+    processes.kill();
     ExecutionClock.Scheduled drain =
         context.clock().schedule(settings.outputDrainTimeout(), () -> guarded(() -> finish(true)));
-    capture
-        .finished()
-        .thenRun(
-            () -> {
-              drain.cancel();
-              guarded(() -> finish(false));
-            });
+    capture.finished().thenRun(() -> guarded(() -> awaitEmpty(drain)));
+  }
+
+  /** Finishes once no process of the run is left (a killed process takes a moment to exit). */
+  private void awaitEmpty(ExecutionClock.Scheduled drain) {
+    if (processes.isEmpty()) {
+      drain.cancel();
+      finish(false);
+      return;
+    }
+    processes.kill();
+    context.clock().schedule(EMPTY_POLL, () -> guarded(() -> awaitEmpty(drain)));
   }
 
   private void finish(boolean drainTimedOut) {
@@ -299,11 +322,14 @@ final class ProcessRun implements PreparedRun, RunHandle {
     if (drainTimedOut) {
       LOG.log(
           Level.WARNING,
-          "run " + context.runId() + ": output still open " + settings.outputDrainTimeout().toMillis()
-              + " ms after the process group was killed (a process left the group?); reporting what was captured");
+          "run " + context.runId() + ": output still open or processes still alive "
+              + settings.outputDrainTimeout().toMillis()
+              + " ms after the run was killed (a process left its group?); reporting what was captured");
     }
+    RunUsage usage = processes.release();
+    isolation.closeWorkDirectory(context.workDirectory());
     OutputCapture.Snapshot out = c.snapshot();
-    result.complete(
+    ExecutionResult mapped =
         ProcessOutcomes.map(
             status,
             why,
@@ -313,7 +339,27 @@ final class ProcessRun implements PreparedRun, RunHandle {
             settings.permanentExitCodes(),
             TimeUnit.NANOSECONDS.toMillis(Math.max(0, durationNanos)),
             out.total(),
-            out.tail()));
+            out.tail());
+    if (usage.hitMemoryLimit() && mapped.outcome() == Outcome.FAILED) {
+      mapped =
+          ExecutionResult.of(
+              Outcome.FAILED,
+              Failures.permanent(
+                  "memory_limit",
+                  "the run's memory limit (memory.max " + isolation.cgroups().map(t -> t.limits().memoryMaxValue()).orElse("?")
+                      + " bytes) killed " + usage.memoryLimitKills() + " of its processes; "
+                      + mapped.failure().message()),
+              mapped.exitCode(),
+              mapped.durationMs(),
+              mapped.outputBytes(),
+              out.tail());
+    }
+    try {
+      observer.resourcesUsed(context.runId(), context.attempt(), usage);
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "run " + context.runId() + ": usage observer failed: " + e);
+    }
+    result.complete(mapped);
   }
 
   // ---- helpers
@@ -331,6 +377,12 @@ final class ProcessRun implements PreparedRun, RunHandle {
       if (p != null && p.isAlive()) {
         p.destroyForcibly();
       }
+      RunProcesses all = processes;
+      if (all != null) {
+        all.kill();
+        all.release(); // removes the cgroup when it is empty already; else the next start's sweep does
+      }
+      isolation.closeWorkDirectory(context.workDirectory());
       OutputCapture c = capture;
       if (c != null) {
         c.detach();

@@ -72,7 +72,8 @@ final class RotatingLog implements AutoCloseable {
 
   private static FileChannel open(Path p) throws IOException {
     return FileChannel.open(
-        p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING);
+        p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+        java.nio.file.LinkOption.NOFOLLOW_LINKS);
   }
 
   @Override

@@ -18,9 +18,10 @@ final class WorkingDirectory {
 
   /**
    * @param workReal the work directory, already a real path (symlinks resolved)
+   * @param opener hands each directory it creates to the run account
    * @return the real path of the directory to run in
    */
-  static Path resolve(Path workReal, String cwd) throws PrepareFailedException {
+  static Path resolve(Path workReal, String cwd, DirectoryOpener opener) throws PrepareFailedException {
     if (cwd == null) {
       return workReal;
     }
@@ -39,6 +40,7 @@ final class WorkingDirectory {
         if (!Files.exists(next, LinkOption.NOFOLLOW_LINKS)) {
           try {
             Files.createDirectory(next);
+            opener.open(next);
           } catch (FileAlreadyExistsException raced) {
             // created meanwhile: checked below like any existing entry
           }
@@ -90,5 +92,10 @@ final class WorkingDirectory {
 
   private static PrepareFailedException escape(String message) {
     return new PrepareFailedException(Failures.permanent("cwd_outside_work_dir", message));
+  }
+
+  /** What is done to each directory created for the run (see Isolation#openWorkDirectory). */
+  interface DirectoryOpener {
+    void open(Path dir) throws IOException;
   }
 }

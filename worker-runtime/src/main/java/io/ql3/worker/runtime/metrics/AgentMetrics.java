@@ -2,6 +2,7 @@ package io.ql3.worker.runtime.metrics;
 
 import io.ql3.worker.contract.Operation;
 import io.ql3.worker.journal.Outcome;
+import io.ql3.worker.runtime.isolation.RunUsage;
 import io.ql3.worker.transport.IngressResult;
 import java.util.Locale;
 import java.util.Map;
@@ -22,6 +23,10 @@ public final class AgentMetrics {
   private final Map<String, LongAdder> latencyMicros = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> latencyCount = new ConcurrentHashMap<>();
   private final Map<String, LongAdder> outcomes = new ConcurrentHashMap<>();
+  private final LongAdder runCpuMicros = new LongAdder();
+  private final LongAdder memoryLimitKills = new LongAdder();
+  private final java.util.concurrent.atomic.AtomicLong peakMemoryMax = new java.util.concurrent.atomic.AtomicLong(-1);
+  private volatile Map<String, Boolean> isolation = Map.of();
 
   public AgentMetrics() {
     for (Operation op : Operation.values()) {
@@ -50,6 +55,20 @@ public final class AgentMetrics {
     outcomes.computeIfAbsent(outcome.toLowerCase(Locale.ROOT), k -> new LongAdder()).increment();
   }
 
+  /** What one process run used, from its cgroup. */
+  public void runUsage(RunUsage usage) {
+    usage.cpuMicros().ifPresent(runCpuMicros::add);
+    if (usage.hitMemoryLimit()) {
+      memoryLimitKills.increment();
+    }
+    usage.peakMemoryBytes().ifPresent(b -> peakMemoryMax.accumulateAndGet(b, Math::max));
+  }
+
+  /** Which isolation parts are in force ({@code user_switch}, {@code cgroup}, {@code memory}…). */
+  public void isolation(Map<String, Boolean> parts) {
+    isolation = Map.copyOf(parts);
+  }
+
   /** Appends the counters in the text exposition format. */
   void render(StringBuilder b) {
     b.append("# HELP ql3_worker_requests_total Ingress requests by operation and result class.\n");
@@ -71,5 +90,22 @@ public final class AgentMetrics {
     b.append("# TYPE ql3_worker_runs_total counter\n");
     new java.util.TreeMap<>(outcomes).forEach((o, n) -> b.append("ql3_worker_runs_total{outcome=\"").append(o).append("\"} ")
         .append(n.sum()).append('\n'));
+    b.append("# HELP ql3_worker_run_cpu_seconds_total CPU time of process runs, read from their cgroups.\n");
+    b.append("# TYPE ql3_worker_run_cpu_seconds_total counter\n");
+    b.append("ql3_worker_run_cpu_seconds_total ")
+        .append(String.format(Locale.ROOT, "%.6f", runCpuMicros.sum() / 1e6)).append('\n');
+    b.append("# HELP ql3_worker_run_memory_limit_kills_total Process runs their own memory limit killed.\n");
+    b.append("# TYPE ql3_worker_run_memory_limit_kills_total counter\n");
+    b.append("ql3_worker_run_memory_limit_kills_total ").append(memoryLimitKills.sum()).append('\n');
+    long peak = peakMemoryMax.get();
+    if (peak >= 0) {
+      b.append("# HELP ql3_worker_run_memory_peak_bytes_max The highest memory.peak of any process run so far.\n");
+      b.append("# TYPE ql3_worker_run_memory_peak_bytes_max gauge\n");
+      b.append("ql3_worker_run_memory_peak_bytes_max ").append(peak).append('\n');
+    }
+    b.append("# HELP ql3_worker_isolation_active Run isolation parts in force (1) or not (0).\n");
+    b.append("# TYPE ql3_worker_isolation_active gauge\n");
+    new java.util.TreeMap<>(isolation).forEach((part, on) -> b.append("ql3_worker_isolation_active{part=\"")
+        .append(part).append("\"} ").append(on ? 1 : 0).append('\n'));
   }
 }

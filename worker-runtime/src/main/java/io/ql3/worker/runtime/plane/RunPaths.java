@@ -1,11 +1,12 @@
 package io.ql3.worker.runtime.plane;
 
 import java.io.IOException;
-import java.nio.file.FileVisitResult;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.nio.file.SimpleFileVisitor;
-import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.SecureDirectoryStream;
+import java.nio.file.attribute.BasicFileAttributeView;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -84,31 +85,61 @@ final class RunPaths {
     }
   }
 
+  /** Deepest directory level removed; a deeper tree is left (and logged by nobody: it is the run's). */
+  private static final int MAX_DEPTH = 256;
+
+  /**
+   * Removes a run's tree relative to open directory handles ({@code openat}/{@code unlinkat}
+   * through {@link SecureDirectoryStream}), never following a link: a process of the run that
+   * swaps a directory for a symlink meanwhile cannot make the agent delete outside the tree.
+   * What cannot be removed (a directory the run made unreadable) is left, the rest goes on.
+   */
   private static void deleteTree(Path dir) {
-    if (!Files.exists(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       return;
     }
-    try {
-      Files.walkFileTree(dir, new SimpleFileVisitor<>() {
-        @Override
-        public FileVisitResult visitFile(Path file, BasicFileAttributes attrs) throws IOException {
-          Files.deleteIfExists(file);
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult visitFileFailed(Path file, IOException exc) {
-          return FileVisitResult.CONTINUE;
-        }
-
-        @Override
-        public FileVisitResult postVisitDirectory(Path d, IOException exc) throws IOException {
-          Files.deleteIfExists(d);
-          return FileVisitResult.CONTINUE;
-        }
-      });
+    try (DirectoryStream<Path> parent = Files.newDirectoryStream(dir.getParent())) {
+      if (parent instanceof SecureDirectoryStream<Path> secure) {
+        deleteEntry(secure, dir.getFileName(), 0);
+      }
     } catch (IOException ignored) {
       // best effort: a leftover directory is harmless and visible to operators
+    }
+  }
+
+  private static void deleteEntry(SecureDirectoryStream<Path> parent, Path name, int depth) {
+    boolean directory;
+    try {
+      directory = parent.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+          .readAttributes().isDirectory();
+    } catch (IOException e) {
+      return;
+    }
+    if (!directory) {
+      try {
+        parent.deleteFile(name);
+      } catch (IOException ignored) {
+        // left
+      }
+      return;
+    }
+    if (depth < MAX_DEPTH) {
+      try (SecureDirectoryStream<Path> child = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+        List<Path> names = new ArrayList<>();
+        for (Path p : child) {
+          names.add(p.getFileName());
+        }
+        for (Path n : names) {
+          deleteEntry(child, n, depth + 1);
+        }
+      } catch (IOException ignored) {
+        // not readable by the agent: left
+      }
+    }
+    try {
+      parent.deleteDirectory(name);
+    } catch (IOException ignored) {
+      // not empty: left
     }
   }
 }

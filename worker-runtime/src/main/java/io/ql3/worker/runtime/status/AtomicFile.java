@@ -5,6 +5,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.AtomicMoveNotSupportedException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -22,10 +23,10 @@ import java.util.Set;
  * few seconds and an fsync each time would wear the flash storage of small devices for nothing.
  */
 public final class AtomicFile {
-  private static final Set<PosixFilePermission> MODE_0644 = PosixFilePermissions.fromString("rw-r--r--");
+  private static final Set<PosixFilePermission> MODE_0640 = PosixFilePermissions.fromString("rw-r-----");
+  private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
   private final Path target;
-  private final Path temp;
   private final boolean durable;
 
   /** A durable atomic file. */
@@ -36,21 +37,35 @@ public final class AtomicFile {
   public AtomicFile(Path target, boolean durable) {
     this.durable = durable;
     this.target = target.toAbsolutePath();
-    this.temp = this.target.resolveSibling("." + this.target.getFileName() + ".tmp");
   }
 
   public Path path() {
     return target;
   }
 
-  /** Writes {@code content} as the new file content (mode 0644: it holds no secret). */
+  /**
+   * Writes {@code content} as the new file content (mode 0640: the agent's user and group, not a
+   * run). The temporary file has an unpredictable name and is created new without following a
+   * link, so nobody can plant a file or a symlink at its name.
+   */
   public void replace(byte[] content) throws IOException {
+    Path temp =
+        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(RANDOM.nextLong()) + ".tmp");
+    try {
+      write(temp, content);
+    } catch (IOException | RuntimeException e) {
+      Files.deleteIfExists(temp);
+      throw e;
+    }
+  }
+
+  private void write(Path temp, byte[] content) throws IOException {
     try (FileChannel ch =
         FileChannel.open(
             temp,
-            StandardOpenOption.CREATE,
-            StandardOpenOption.TRUNCATE_EXISTING,
-            StandardOpenOption.WRITE)) {
+            StandardOpenOption.CREATE_NEW,
+            StandardOpenOption.WRITE,
+            LinkOption.NOFOLLOW_LINKS)) {
       ByteBuffer buf = ByteBuffer.wrap(content);
       while (buf.hasRemaining()) {
         ch.write(buf);
@@ -60,7 +75,7 @@ public final class AtomicFile {
       }
     }
     try {
-      Files.setPosixFilePermissions(temp, MODE_0644);
+      Files.setPosixFilePermissions(temp, MODE_0640);
     } catch (UnsupportedOperationException ignored) {
       // Not a POSIX file system: keep the default mode.
     }

@@ -72,6 +72,7 @@ public final class StatusFile {
     m.put("connectionsOpened", num(s.connectionsOpened()));
     m.put("certificateDaysToExpiry", num(Math.max(0, s.certificateDaysToExpiry())));
     m.put("lastProblem", str(s.lastProblem()));
+    m.put("isolation", str(s.isolation()));
     byte[] body = CanonicalJson.toBytes(new JsonObject(m));
     byte[] withNewline = new byte[body.length + 1];
     System.arraycopy(body, 0, withNewline, 0, body.length);

@@ -9,6 +9,7 @@ import java.time.Instant;
  * @param sessionState the coordinator's state ({@code active}, {@code draining}, {@code fenced}…)
  * @param capacityLimitedBy the oracle rule that decided the published slots
  * @param lastProblem the last problem the session saw, or empty
+ * @param isolation which run isolation parts are in force (docs/executors.md, "Isolation")
  */
 public record StatusSnapshot(
     Instant updatedAt,
@@ -30,11 +31,12 @@ public record StatusSnapshot(
     String protocol,
     int connectionsOpened,
     long certificateDaysToExpiry,
-    String lastProblem) {
+    String lastProblem,
+    String isolation) {
   /** Before any session exists (e.g. waiting for credentials): only who, where and why. */
   public static StatusSnapshot beforeSession(
       Instant at, long pid, String workerId, String profile, String phase, String problem) {
     return new StatusSnapshot(at, pid, workerId, profile, phase, null, 0, 0, "none", 0, 0, 0, 0, "none", 0, 0,
-        null, 0, 0, problem);
+        null, 0, 0, problem, null);
   }
 }

@@ -106,11 +106,11 @@ class ExecutorRegistryTest {
   }
 
   @Test
-  void processNeedsSetsidAndKillOnTheHost() {
+  void processNeedsSetsidOnTheHost() {
     ProcessExecutorSettings missing =
         new ProcessExecutorSettings(
             java.util.Set.of(), 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1), "/usr/bin:/bin", "C.UTF-8",
-            java.util.Set.of(), Path.of("/nonexistent/setsid"), Path.of("/bin/kill"));
+            java.util.Set.of(), Path.of("/nonexistent/setsid"));
     assertThatThrownBy(() -> ExecutorRegistry.load(List.of("process"), missing, TEST_LOADER))
         .isInstanceOf(ExecutorConfigurationException.class)
         .hasMessageContaining("/nonexistent/setsid");

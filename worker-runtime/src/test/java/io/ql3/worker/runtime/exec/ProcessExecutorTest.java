@@ -114,6 +114,20 @@ class ProcessExecutorTest {
   }
 
   @Test
+  void anArgv0ThatLooksLikeAnOptionIsTheProgramNotAHelpersOption() throws Exception {
+    // setsid -f would fork and then find no program: every helper ends its options with --.
+    Path bin = Files.createDirectories(tmp.resolve("bin-dash"));
+    Path program = bin.resolve("-f");
+    Files.writeString(program, "#!/bin/sh\necho \"ran $0 $*\"\n");
+    program.toFile().setExecutable(true);
+    ProcessSpec spec = new ProcessSpec(List.of("-f", "-x"), null, Map.of());
+    ExecutionResult r =
+        run(executor(ProcessExecutorSettings.defaults().withPath(bin.toString())), spec, context("dash-f"));
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(r.outputTail()).isEqualTo("ran " + program + " -x\n");
+  }
+
+  @Test
   void programRunsWithoutAShellAndArgumentsArriveVerbatim() throws Exception {
     ProcessSpec spec = new ProcessSpec(List.of("printf", "%s|", "$HOME", "a b", "*", "`id`"), null, Map.of());
     ExecutionResult r = run(executor(), spec, context("argv-1"));
@@ -270,7 +284,7 @@ class ProcessExecutorTest {
     ProcessExecutorSettings noGroup =
         new ProcessExecutorSettings(
             Set.of(), 1 << 20, Duration.ofMillis(300), Duration.ofSeconds(5), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/usr/bin/env"), Path.of("/bin/kill"));
+            "C.UTF-8", Set.of(), Path.of("/usr/bin/env"));
     Path ready = tmp.resolve("ready-nogroup");
     CancellationSignal signal = new CancellationSignal();
     RunHandle handle =
@@ -430,7 +444,7 @@ class ProcessExecutorTest {
   void lexicalEscapesAreRefusedAgainWhenResolving() throws Exception {
     Path work = Files.createDirectories(tmp.resolve("lexical")).toRealPath();
     for (String cwd : List.of("..", "a/../../x", "/etc", "a\\b", "")) {
-      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd))
+      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd, d -> {}))
           .as("cwd %s", cwd)
           .isInstanceOf(PrepareFailedException.class)
           .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_outside_work_dir"));
@@ -498,7 +512,7 @@ class ProcessExecutorTest {
     ProcessExecutorSettings broken =
         new ProcessExecutorSettings(
             Set.of(), 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/nonexistent/setsid"), Path.of("/bin/kill"));
+            "C.UTF-8", Set.of(), Path.of("/nonexistent/setsid"));
     RunHandle handle = executor(broken).prepare(sh("true"), context("spawn-fail")).launch();
     ExecutionResult r = await(handle);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);

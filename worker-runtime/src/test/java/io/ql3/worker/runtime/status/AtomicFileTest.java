@@ -25,7 +25,19 @@ class AtomicFileTest {
       assertThat(s.map(p -> p.getFileName().toString()).toList()).containsExactly("status.json");
     }
     assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("status.json"))))
-        .isEqualTo("rw-r--r--");
+        .isEqualTo("rw-r-----");
+  }
+
+  @Test
+  void aSymlinkPlantedAtAnOldTemporaryNameIsNeitherFollowedNorUsed() throws Exception {
+    Path victim = dir.resolve("victim");
+    Files.writeString(victim, "keep");
+    Files.createSymbolicLink(dir.resolve(".status.json.tmp"), victim);
+    AtomicFile f = new AtomicFile(dir.resolve("status.json"));
+    f.replace("new".getBytes(StandardCharsets.UTF_8));
+    assertThat(Files.readString(victim)).isEqualTo("keep");
+    assertThat(Files.readString(dir.resolve("status.json"))).isEqualTo("new");
+    assertThat(Files.isSymbolicLink(dir.resolve("status.json"))).isFalse();
   }
 
   @Test
