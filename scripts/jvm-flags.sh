@@ -3,16 +3,50 @@
 # checkout) and by the packaged launcher (lib/ql3-worker/libexec/jvm-flags.sh). Tested by
 # scripts/test-launcher. Why these flags: docs/performance.md.
 
-# Prints the value of --profile / --profile=P in the arguments, or "node" when there is none.
+# Prints the value of --profile / --profile=P in the arguments, else the profile key of the --config
+# file, or "node" when there is neither.
 ql3_profile_of() {
-  _p=node
+  _p=
+  _c=
   _prev=
   for _a in "$@"; do
-    case "$_prev" in --profile) _p=$_a ;; esac
-    case "$_a" in --profile=*) _p=${_a#--profile=} ;; esac
+    case "$_prev" in --profile) _p=$_a ;; --config) _c=$_a ;; esac
+    case "$_a" in --profile=*) _p=${_a#--profile=} ;; --config=*) _c=${_a#--config=} ;; esac
     _prev=$_a
   done
-  printf '%s\n' "$_p"
+  # No --profile: the configuration's top-level `profile = "..."` (before its first [table]).
+  if [ -z "$_p" ] && [ -n "$_c" ] && [ -r "$_c" ]; then
+    _p=$(sed -n -e '/^[[:space:]]*\[/q' -e 's/^[[:space:]]*profile[[:space:]]*=[[:space:]]*"\([a-z]*\)".*/\1/p' "$_c" | head -1)
+  fi
+  printf '%s\n' "${_p:-node}"
+}
+
+# `run --instance NAME` (the unit's ExecStart) becomes `run --config FILE ...`, the one place this
+# rule lives: $QL3_CONFIG_DIR/NAME.toml (default /etc/ql3-worker) when it exists, one worker per
+# file and several per host; else, for NAME edge or node, the single-worker layout
+# agent.toml with --profile NAME; else NAME.toml anyway (the agent then says it is missing, 78).
+# Sets ql3_args to the rewritten arguments, quoted for `eval "set -- $ql3_args"`.
+ql3_instance_args() {
+  ql3_args=
+  _dir=${QL3_CONFIG_DIR:-/etc/ql3-worker}
+  _prev=
+  for _a in "$@"; do
+    if [ "$_prev" = --instance ]; then
+      if [ ! -e "$_dir/$_a.toml" ] && { [ "$_a" = edge ] || [ "$_a" = node ]; }; then
+        ql3_args="$ql3_args --config $(ql3_quote "$_dir/agent.toml") --profile $(ql3_quote "$_a")"
+      else
+        ql3_args="$ql3_args --config $(ql3_quote "$_dir/$_a.toml")"
+      fi
+    elif [ "$_a" != --instance ]; then
+      ql3_args="$ql3_args $(ql3_quote "$_a")"
+    fi
+    _prev=$_a
+  done
+}
+
+# One argument in single quotes, for eval.
+ql3_quote() {
+  printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
 # Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md):

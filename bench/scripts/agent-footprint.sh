@@ -5,12 +5,15 @@
 # profile's. Prints one "key value" line per measurement.
 #
 # Usage: bench/scripts/agent-footprint.sh [--profile edge|node] [--runs N] [--idle-seconds S]
-#        [--heartbeat-ms H] [--java-home DIR]
+#        [--heartbeat-ms H] [--java-home DIR] [--notify]
+#   --notify  run the agent as under Type=notify: NOTIFY_SOCKET (a path nothing listens on: the
+#             agent loads Netty's native library and sends every datagram, the kernel refuses it)
+#             and WATCHDOG_USEC=2 s (a ping every second). For the RSS cost of sd_notify.
 # Needs a build: mvn -B -q -DskipTests package
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-profile=edge; runs=1000; idle=60; hb=10000; java_home=${JAVA_HOME:-}
+profile=edge; runs=1000; idle=60; hb=10000; java_home=${JAVA_HOME:-}; notify=no
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
@@ -18,6 +21,7 @@ while [ $# -gt 0 ]; do
     --idle-seconds) idle=$2; shift 2 ;;
     --heartbeat-ms) hb=$2; shift 2 ;;
     --java-home) java_home=$2; shift 2 ;;
+    --notify) notify=yes; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -51,6 +55,12 @@ max-concurrent-runs = $slots
 executors = ["noop"]
 EOF
 
+if [ "$notify" = yes ]; then
+  export NOTIFY_SOCKET="$work/notify.sock" WATCHDOG_USEC=2000000
+else
+  unset NOTIFY_SOCKET WATCHDOG_USEC WATCHDOG_PID
+fi
+echo "notify $notify"
 t0=$(ms)
 bin/ql3-worker run --profile "$profile" --config "$work/agent/agent.toml" > "$work/agent.log" 2>&1 &
 agent_pid=$!

@@ -20,11 +20,9 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
-import io.ql3.worker.runtime.status.StatusFile;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
 import io.ql3.worker.transport.credentials.CredentialProvider;
-import java.io.IOException;
 import java.io.PrintStream;
 import java.io.PrintWriter;
 import java.nio.charset.StandardCharsets;
@@ -32,7 +30,6 @@ import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
@@ -42,14 +39,17 @@ import picocli.CommandLine.Parameters;
 /** Every command except {@code run}, through picocli. */
 @Command(
     name = "ql3-worker",
-    mixinStandardHelpOptions = false,
+    // --help and --version on every command and subcommand (inherited attributes).
+    scope = CommandLine.ScopeType.INHERIT,
+    mixinStandardHelpOptions = true,
+    versionProvider = Commands.VersionText.class,
     description = "The ql3 worker agent: runs offered work for a Cluster Control ingress.",
     subcommands = {
       Commands.Run.class,
       Commands.Version.class,
       Commands.CapabilityCmd.class,
       Commands.Check.class,
-      Commands.Status.class,
+      StatusCommand.class,
       Commands.JournalCmd.class,
       CommandLine.HelpCommand.class
     })
@@ -61,6 +61,11 @@ final class Commands implements Callable<Integer> {
   static final int EX_UNAVAILABLE = 69;
   /** sysexits: remote error in protocol (TLS: server not trusted, name mismatch, no TLS 1.3). */
   static final int EX_PROTOCOL = 76;
+  /** sysexits: cannot create a file (the journal or work directory is not writable). */
+  static final int EX_CANTCREAT = 73;
+
+  static final String PROFILE_HELP =
+      "edge or node; default: the configuration's profile key (when both are given they must agree)";
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -68,6 +73,21 @@ final class Commands implements Callable<Integer> {
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getOut());
     return EX_USAGE;
+  }
+
+  /** The one version line ({@code version}, {@code --version} of every command, {@code run --version}). */
+  static String versionLine() {
+    BuildInfo b = BuildInfo.load();
+    return "ql3-worker " + b.version() + " (revision " + b.revision()
+        + (b.dirty() ? ", modified tree" : "") + ", java " + System.getProperty("java.version") + ")";
+  }
+
+  /** picocli's {@code --version}. */
+  static final class VersionText implements CommandLine.IVersionProvider {
+    @Override
+    public String[] getVersion() {
+      return new String[] {versionLine()};
+    }
   }
 
   static int execute(String[] args, PrintStream out, PrintStream err) {
@@ -91,11 +111,15 @@ final class Commands implements Callable<Integer> {
     return cl.execute(args);
   }
 
-  /** Loads an enabled configuration or explains why it cannot be used for this command. */
+  /**
+   * Loads an enabled configuration or explains why it cannot be used for this command.
+   *
+   * @param profile {@code --profile}, or null: the configuration's {@code profile} key decides
+   */
   static AgentConfig load(Path config, String profile) throws ConfigException {
-    AgentProfile p;
+    AgentProfile p = null;
     try {
-      p = AgentProfile.fromWireName(profile);
+      p = profile == null ? null : AgentProfile.fromWireName(profile);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(config, "", e.getMessage());
     }
@@ -128,9 +152,7 @@ final class Commands implements Callable<Integer> {
 
     @Override
     public Integer call() {
-      BuildInfo b = BuildInfo.load();
-      spec.commandLine().getOut().println("ql3-worker " + b.version() + " (revision " + b.revision()
-          + (b.dirty() ? ", modified tree" : "") + ", java " + System.getProperty("java.version") + ")");
+      spec.commandLine().getOut().println(versionLine());
       return 0;
     }
   }
@@ -139,7 +161,7 @@ final class Commands implements Callable<Integer> {
   static final class CapabilityCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", required = true, description = "edge or node") String profile;
+    @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
     @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
 
@@ -166,7 +188,7 @@ final class Commands implements Callable<Integer> {
   static final class Check implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", defaultValue = "node", description = "edge or node (default: node)") String profile;
+    @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
     @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
 
@@ -203,6 +225,9 @@ final class Commands implements Callable<Integer> {
         spec.commandLine().getErr().println("capability: " + e.getMessage());
         return WorkerAgent.EX_CONFIG;
       }
+      if (!WritableDirectories.report(c, out, spec.commandLine().getErr())) {
+        return EX_CANTCREAT;
+      }
       IsolationProbe iso = IsolationProbe.of(c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
       for (String line : iso.lines()) {
         out.println("isolation: " + line);
@@ -214,46 +239,6 @@ final class Commands implements Callable<Integer> {
         return WorkerAgent.EX_CONFIG;
       }
       return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : 0;
-    }
-  }
-
-  @Command(name = "status", description = "Show the running agent's status (from its status file).")
-  static final class Status implements Callable<Integer> {
-    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
-
-    @Option(names = "--profile", defaultValue = "node", description = "edge or node (default: node)") String profile;
-
-    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
-
-    @Option(names = "--json", description = "print the status file as JSON") boolean json;
-
-    @Override
-    public Integer call() throws Exception {
-      AgentConfig c = load(config, profile);
-      if (c.statusFile().isEmpty()) {
-        spec.commandLine().getErr().println("ql3-worker: " + c.source() + ": status.file is not configured");
-        return WorkerAgent.EX_CONFIG;
-      }
-      Path file = c.statusFile().get();
-      Map<String, Object> s;
-      try {
-        s = StatusFile.read(file);
-      } catch (java.nio.file.NoSuchFileException e) {
-        spec.commandLine().getErr().println("ql3-worker: no status file at " + file + " (is the agent running?)");
-        return EX_NOINPUT;
-      } catch (IOException | ContractViolation e) {
-        spec.commandLine().getErr().println("ql3-worker: cannot read " + file + ": " + e.getMessage());
-        return EX_DATAERR;
-      }
-      PrintWriter out = spec.commandLine().getOut();
-      if (json) {
-        out.println(new String(java.nio.file.Files.readAllBytes(file), StandardCharsets.UTF_8).strip());
-        return 0;
-      }
-      for (Map.Entry<String, Object> e : s.entrySet()) {
-        out.printf("%-24s %s%n", e.getKey(), e.getValue() == null ? "-" : e.getValue());
-      }
-      return 0;
     }
   }
 
@@ -296,7 +281,7 @@ final class Commands implements Callable<Integer> {
     static final class Inspect implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", defaultValue = "node") String profile;
+      @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
       @Option(names = "--config", required = true) Path config;
 
@@ -313,7 +298,7 @@ final class Commands implements Callable<Integer> {
     static final class Verify implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", defaultValue = "node") String profile;
+      @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
       @Option(names = "--config", required = true) Path config;
 
@@ -340,7 +325,7 @@ final class Commands implements Callable<Integer> {
     static final class Resolve implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", defaultValue = "node") String profile;
+      @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
       @Option(names = "--config", required = true) Path config;
 
@@ -375,7 +360,7 @@ final class Commands implements Callable<Integer> {
     static final class DiscardDamaged implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", defaultValue = "node") String profile;
+      @Option(names = "--profile", description = PROFILE_HELP) String profile;
 
       @Option(names = "--config", required = true) Path config;
 

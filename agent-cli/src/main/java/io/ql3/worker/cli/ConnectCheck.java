@@ -5,6 +5,7 @@ import io.ql3.worker.contract.WorkerId;
 import io.ql3.worker.runtime.BuildInfo;
 import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.transport.Handshake;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
@@ -41,12 +42,16 @@ final class ConnectCheck {
     this.err = err;
   }
 
-  int run() throws InterruptedException {
+  int run() throws InterruptedException, io.ql3.worker.runtime.config.ConfigException {
     AgentConfig.Ingress ingress = config.ingress();
-    String where = ingress.host() + ":" + ingress.port();
+    ProxySelection route = ProxySelection.select(config, System.getenv());
+    String where = ingress.host() + ":" + ingress.port() + route.proxy().map(p -> " through proxy " + p).orElse("");
+    out.println("proxy: " + route.proxy().map(p -> p + " (HTTP CONNECT; from " + route.source() + ")")
+        .orElse(route.source()));
     TransportSettings defaults = TransportSettings.defaults(BuildInfo.load().version());
     TransportSettings settings = new TransportSettings(ingress.connectTimeout(), defaults.handshakeTimeout(),
-        defaults.responseTimeout(), defaults.backoffMin(), defaults.backoffMax(), defaults.userAgentVersion());
+        defaults.responseTimeout(), defaults.backoffMin(), defaults.backoffMax(), defaults.userAgentVersion(),
+        route.proxy().orElse(null));
     IngressClient client;
     try {
       client = IngressClient.open(new IngressEndpoint(ingress.host(), ingress.port()), WorkerId.of(config.workerId()),

@@ -9,6 +9,8 @@ import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.runtime.log.JournalStream;
+import io.ql3.worker.runtime.systemd.SystemdService;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -22,13 +24,18 @@ import sun.misc.Signal;
 final class RunCommand {
   static final String USAGE =
       """
-      Usage: ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
-                            [--wait-for-recovery]
+      Usage: ql3-worker run --config FILE [--profile edge|node] [--log-format logfmt|json]
+                            [--log-level debug|info|warn|error] [--wait-for-recovery]
+                            [--help] [--version]
       Runs the agent until SIGTERM/SIGINT: register, heartbeat, pull and run work, then drain
-      and go offline. A second signal cancels running work at once.
-        --profile            edge or node: defaults and bounds for slots, page and cadence
+      and go offline. A second signal cancels running work at once. SIGHUP re-reads the
+      credentials and reopens the status and metrics files (other changes need a restart).
         --config             the TOML configuration file
+        --profile            edge or node: defaults and bounds for slots, page and cadence;
+                             default: the configuration's profile key (both given: must agree)
         --log-format         logfmt (default, or as configured) or json, one line per event
+        --log-level          the lowest level written: debug, info (default, or as configured),
+                             warn or error
         --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
                              instead of exiting 78
       Exit codes: 0 stopped cleanly (or disabled), 64 usage, 70 internal error, 74 journal I/O
@@ -41,6 +48,7 @@ final class RunCommand {
     String profileName = null;
     String config = null;
     String logFormat = null;
+    String logLevel = null;
     boolean waitForRecovery = false;
     for (int i = 1; i < args.length; i++) {
       String a = args[i];
@@ -55,8 +63,12 @@ final class RunCommand {
           out.println(USAGE);
           return 0;
         }
+        case "--version", "-V" -> {
+          out.println(Commands.versionLine());
+          return 0;
+        }
         case "--wait-for-recovery" -> waitForRecovery = true;
-        case "--profile", "--config", "--log-format" -> {
+        case "--profile", "--config", "--log-format", "--log-level" -> {
           if (value == null) {
             if (i + 1 >= args.length) {
               err.println("ql3-worker run: " + name + " needs a value\n" + USAGE);
@@ -67,6 +79,7 @@ final class RunCommand {
           switch (name) {
             case "--profile" -> profileName = value;
             case "--config" -> config = value;
+            case "--log-level" -> logLevel = value;
             default -> logFormat = value;
           }
         }
@@ -76,19 +89,26 @@ final class RunCommand {
         }
       }
     }
-    if (profileName == null || config == null) {
-      err.println("ql3-worker run: --profile and --config are required\n" + USAGE);
+    if (config == null) {
+      err.println("ql3-worker run: --config is required\n" + USAGE);
       return 64;
     }
-    AgentProfile profile;
+    AgentProfile profile = null;
     try {
-      profile = AgentProfile.fromWireName(profileName);
+      profile = profileName == null ? null : AgentProfile.fromWireName(profileName);
     } catch (IllegalArgumentException e) {
       err.println("ql3-worker run: " + e.getMessage());
       return 64;
     }
     if (logFormat != null && !logFormat.equals("logfmt") && !logFormat.equals("json")) {
       err.println("ql3-worker run: --log-format must be logfmt or json");
+      return 64;
+    }
+    EventLog.Level level = null;
+    try {
+      level = logLevel == null ? null : EventLog.Level.fromText(logLevel);
+    } catch (IllegalArgumentException e) {
+      err.println("ql3-worker run: --log-level " + e.getMessage());
       return 64;
     }
 
@@ -107,13 +127,20 @@ final class RunCommand {
     AgentConfig cfg = ((ConfigReader.Enabled) result).config();
     AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()
         : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
-    EventLog log = new EventLog(out, format, Clock.systemUTC());
+    // Under journald (JOURNAL_STREAM is our stdout) each line carries its priority: journalctl -p works.
+    EventLog log = new EventLog(out, format, Clock.systemUTC(), level == null ? cfg.logLevel() : level,
+        JournalStream.isStdout());
     EventLoggerFinder.install(log);
+    // sd_notify only under systemd (NOTIFY_SOCKET set): only then is Netty's native library loaded.
+    SystemdService systemd = SystemdService.fromEnvironment(System.getenv(), ProcessHandle.current().pid(),
+        problem -> log.error("systemd.notify_unavailable", "problem", problem));
     WorkerAgent agent = new WorkerAgent(cfg,
-        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery));
+        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery, systemd));
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());
+    // SIGHUP (systemctl reload): credentials re-read, status/metrics files reopened; never a stop.
+    Signal.handle(new Signal("HUP"), s -> agent.requestReload());
     return agent.run();
   }
 }

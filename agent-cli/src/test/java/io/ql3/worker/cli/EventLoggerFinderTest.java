@@ -27,4 +27,26 @@ class EventLoggerFinderTest {
     assertThat(text).contains("\"level\":\"warn\"").contains("\"logger\":\"IngressConnection\"")
         .contains("\"msg\":\"connection attempt 3 failed:\\nrefused\"");
   }
+
+  @Test
+  void nettysOwnLoggingGoesThroughTheAgentLogAtItsLevel() {
+    ByteArrayOutputStream buf = new ByteArrayOutputStream();
+    EventLoggerFinder.install(new EventLog(new PrintStream(buf, true, StandardCharsets.UTF_8), LogFormat.LOGFMT,
+        Clock.systemUTC(), EventLog.Level.DEBUG, true));
+    try {
+      var netty = io.netty.util.internal.logging.InternalLoggerFactory.getInstance("io.netty.util.ResourceLeakDetector");
+      netty.error("LEAK: {} was not released", "ByteBuf", new IllegalStateException("here"));
+      netty.debug("debug {} {}", 1, 2);
+      netty.trace("trace");
+    } finally {
+      EventLoggerFinder.install(new EventLog(System.err, LogFormat.LOGFMT, Clock.systemUTC()));
+    }
+    var lines = buf.toString(StandardCharsets.UTF_8).lines().toList();
+    assertThat(lines).hasSize(3);
+    assertThat(lines.get(0)).startsWith("<3>").contains("logger=ResourceLeakDetector")
+        .contains("msg=\"LEAK: ByteBuf was not released\"")
+        .contains("error=\"java.lang.IllegalStateException: here\\n\\tat ");
+    assertThat(lines.get(1)).startsWith("<7>").contains("msg=\"debug 1 2\"");
+    assertThat(lines.get(2)).startsWith("<7>").contains("msg=trace");
+  }
 }

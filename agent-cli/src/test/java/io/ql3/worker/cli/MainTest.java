@@ -40,7 +40,7 @@ class MainTest {
   @Test
   void runWithoutRequiredOptionsIsAUsageError() {
     assertThat(run("run", "--profile", "edge")).isEqualTo(64);
-    assertThat(err()).contains("--profile and --config are required");
+    assertThat(err()).contains("--config is required");
   }
 
   @Test

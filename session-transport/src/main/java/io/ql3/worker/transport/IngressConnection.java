@@ -26,10 +26,12 @@ import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.codec.http2.Http2SettingsFrame;
 import io.netty.handler.codec.http2.Http2StreamChannel;
 import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
+import io.netty.handler.proxy.HttpProxyHandler;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
 import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
+import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.ReferenceCountUtil;
 import io.netty.util.concurrent.DefaultThreadFactory;
 import io.ql3.worker.transport.credentials.CredentialException;
@@ -39,6 +41,7 @@ import io.ql3.worker.transport.credentials.Credentials;
 import io.ql3.worker.transport.credentials.Token;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
+import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -439,6 +442,7 @@ final class IngressConnection implements AutoCloseable {
         goingAway = false;
         serverSpoke = false;
         closeCause = null;
+        HttpProxy proxy = settings.proxy();
         Bootstrap b = new Bootstrap()
                 .group(loop)
                 .channel(NioSocketChannel.class)
@@ -447,6 +451,12 @@ final class IngressConnection implements AutoCloseable {
                 .handler(new ChannelInitializer<SocketChannel>() {
                     @Override
                     protected void initChannel(SocketChannel ch) {
+                        if (proxy != null) {
+                            // CONNECT tunnel first; TLS (mTLS) then runs end to end through it.
+                            HttpProxyHandler tunnel = new HttpProxyHandler(new InetSocketAddress(proxy.host(), proxy.port()));
+                            tunnel.setConnectTimeoutMillis(settings.connectTimeout().toMillis());
+                            ch.pipeline().addLast("proxy", tunnel);
+                        }
                         // Created with the peer host and port: that enables hostname/IP verification.
                         SslHandler tls = ssl.newHandler(ch.alloc(), endpoint.host(), endpoint.port());
                         tls.setHandshakeTimeoutMillis(settings.handshakeTimeout().toMillis());
@@ -465,7 +475,14 @@ final class IngressConnection implements AutoCloseable {
                         ch.pipeline().addLast("errors", new ErrorCatcher());
                     }
                 });
-        io.netty.channel.ChannelFuture cf = b.connect(endpoint.host(), endpoint.port());
+        io.netty.channel.ChannelFuture cf;
+        if (proxy == null) {
+            cf = b.connect(endpoint.host(), endpoint.port());
+        } else {
+            // The proxy resolves the ingress name: the agent may not be able to.
+            cf = b.resolver(NoopAddressResolverGroup.INSTANCE)
+                    .connect(InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port()));
+        }
         Channel ch = cf.channel();
         channel = ch;
         connectionsOpened.incrementAndGet();

@@ -14,7 +14,19 @@ import java.time.Duration;
  * @param userAgentVersion the {@code <version>} of {@code user-agent: ql3-worker/<version>}
  */
 public record TransportSettings(Duration connectTimeout, Duration handshakeTimeout, Duration responseTimeout,
-        Duration backoffMin, Duration backoffMax, String userAgentVersion) {
+        Duration backoffMin, Duration backoffMax, String userAgentVersion, HttpProxy proxy) {
+
+    /** Direct to the ingress (no proxy). */
+    public TransportSettings(Duration connectTimeout, Duration handshakeTimeout, Duration responseTimeout,
+            Duration backoffMin, Duration backoffMax, String userAgentVersion) {
+        this(connectTimeout, handshakeTimeout, responseTimeout, backoffMin, backoffMax, userAgentVersion, null);
+    }
+
+    /** Through {@code proxy} (HTTP CONNECT), or direct when null. */
+    public TransportSettings withProxy(HttpProxy p) {
+        return new TransportSettings(connectTimeout, handshakeTimeout, responseTimeout, backoffMin, backoffMax,
+                userAgentVersion, p);
+    }
 
     public static TransportSettings defaults(String userAgentVersion) {
         return new TransportSettings(Duration.ofSeconds(10), Duration.ofSeconds(10), Duration.ofSeconds(30),
@@ -22,14 +34,14 @@ public record TransportSettings(Duration connectTimeout, Duration handshakeTimeo
     }
 
     public TransportSettings withResponseTimeout(Duration d) {
-        return new TransportSettings(connectTimeout, handshakeTimeout, d, backoffMin, backoffMax, userAgentVersion);
+        return new TransportSettings(connectTimeout, handshakeTimeout, d, backoffMin, backoffMax, userAgentVersion, proxy);
     }
 
     public TransportSettings withBackoff(Duration min, Duration max) {
-        return new TransportSettings(connectTimeout, handshakeTimeout, responseTimeout, min, max, userAgentVersion);
+        return new TransportSettings(connectTimeout, handshakeTimeout, responseTimeout, min, max, userAgentVersion, proxy);
     }
 
     public TransportSettings withHandshakeTimeout(Duration d) {
-        return new TransportSettings(connectTimeout, d, responseTimeout, backoffMin, backoffMax, userAgentVersion);
+        return new TransportSettings(connectTimeout, d, responseTimeout, backoffMin, backoffMax, userAgentVersion, proxy);
     }
 }

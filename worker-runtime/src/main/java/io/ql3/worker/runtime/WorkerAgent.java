@@ -22,9 +22,11 @@ import io.ql3.worker.journal.JournalFailedException;
 import io.ql3.worker.journal.JournalOwnedException;
 import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunResult;
+import io.ql3.worker.runtime.boot.CredentialWait;
 import io.ql3.worker.runtime.cadence.Cadence;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.SystemExecutionClock;
@@ -42,6 +44,7 @@ import io.ql3.worker.runtime.session.SessionListener;
 import io.ql3.worker.runtime.session.SessionState;
 import io.ql3.worker.runtime.status.StatusFile;
 import io.ql3.worker.runtime.status.StatusSnapshot;
+import io.ql3.worker.runtime.systemd.SystemdService;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
 import io.ql3.worker.contract.Answer;
@@ -98,6 +101,8 @@ public final class WorkerAgent {
 
   /** Where the agent is in its own life (the session has its own, finer, state). */
   public enum Phase {
+    /** Start-up: the credential files are not usable yet; no connection, no register, no pull. */
+    WAITING_FOR_CREDENTIALS,
     /** Delivering what the journal held from before this start; no register yet. */
     RECONCILING,
     /** Registered or registering; pulling while the session is active. */
@@ -109,14 +114,22 @@ public final class WorkerAgent {
   }
 
   /** Things the process provides (tests pass their own). */
-  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {}
+  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery,
+      SystemdService systemd) {
+    /** Not under systemd. */
+    public Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {
+      this(wallClock, ticker, log, waitForRecovery, SystemdService.none());
+    }
+  }
 
   private final AgentConfig config;
   private final Environment env;
   private final EventLog log;
+  private final SystemdService systemd;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicInteger signals = new AtomicInteger();
   private final AtomicInteger exitCode = new AtomicInteger(EX_OK);
+  private final java.util.concurrent.atomic.AtomicBoolean reloadRequested = new java.util.concurrent.atomic.AtomicBoolean();
 
   // Built by start(); used only on the cadence thread afterwards.
   private CredentialProvider credentials;
@@ -130,6 +143,7 @@ public final class WorkerAgent {
   private StatusFile statusFile;
   private MetricsFile metricsFile;
   private final AgentMetrics metrics = new AgentMetrics();
+  private MetricsFile.Build buildLabels;
   private final RunUsageBook usage = new RunUsageBook(metrics);
   private Isolation isolation;
   private String isolationSummary;
@@ -137,11 +151,14 @@ public final class WorkerAgent {
   private long drainStartedAt;
   private boolean runsCancelled;
   private boolean drainLogged;
+  /** A request to the ingress failed since start (for readiness: reconciled, retrying). */
+  private boolean ingressFailed;
 
   public WorkerAgent(AgentConfig config, Environment env) {
     this.config = config;
     this.env = env;
     this.log = env.log();
+    this.systemd = env.systemd();
   }
 
   /**
@@ -150,7 +167,7 @@ public final class WorkerAgent {
    */
   public int run() {
     int code = start();
-    if (code != EX_OK) {
+    if (code != EX_OK || phase == Phase.STOPPED) {
       closeQuietly();
       return code;
     }
@@ -177,6 +194,20 @@ public final class WorkerAgent {
     }
   }
 
+  /**
+   * SIGHUP: re-read the credential files at once and reopen the status and metrics files, on the
+   * cadence thread; never stops the agent. Other configuration changes need a restart. Safe from
+   * any thread.
+   */
+  public void requestReload() {
+    reloadRequested.set(true);
+    log.info("agent.signal", "signal", "HUP", "action", "reload credentials, reopen status and metrics files");
+    Cadence c = cadence;
+    if (c != null) {
+      c.wake();
+    }
+  }
+
   /** Waits for the agent to stop (tests). */
   public boolean awaitStopped(Duration timeout) throws InterruptedException {
     return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -190,6 +221,8 @@ public final class WorkerAgent {
 
   private int start() {
     BuildInfo build = BuildInfo.load();
+    buildLabels = new MetricsFile.Build(build.version(), build.revision(), System.getProperty("java.version"),
+        config.profile().wireName());
     log.info("agent.start", "version", build.version(), "revision", build.revision(),
         "profile", config.profile().wireName(), "worker", config.workerId(), "config", config.source(),
         "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
@@ -201,22 +234,43 @@ public final class WorkerAgent {
       return EX_CONFIG;
     }
 
-    // 1. One credential provider, one ingress client.
+    // 1. One credential provider (waiting until the files are usable), one ingress client.
     try {
-      credentials = CredentialProvider.load(
-          new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
-              config.credentials().trust(), config.credentials().token()),
-          config.workerId(), env.wallClock(),
-          new CredentialProvider.Settings(Duration.ofSeconds(1),
-              Duration.ofDays(config.credentials().expiryWarningDays()),
-              CredentialProvider.Settings.defaults().checkInterval()));
+      CredentialFiles files = new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
+          config.credentials().trust(), config.credentials().token());
+      CredentialProvider.Settings settings = new CredentialProvider.Settings(Duration.ofSeconds(1),
+          Duration.ofDays(config.credentials().expiryWarningDays()),
+          CredentialProvider.Settings.defaults().checkInterval());
+      phase = Phase.WAITING_FOR_CREDENTIALS;
+      var loaded = new CredentialWait(() -> CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
+          files, env.ticker(), this::waitingForCredentials, () -> signals.get() > 0,
+          () -> reloadRequested.getAndSet(false)).await();
+      if (loaded.isEmpty()) {
+        log.info("agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
+        phase = Phase.STOPPED;
+        return EX_OK;
+      }
+      credentials = loaded.get();
+      phase = Phase.RECONCILING;
+      ProxySelection route;
+      try {
+        route = ProxySelection.select(config, System.getenv());
+      } catch (io.ql3.worker.runtime.config.ConfigException e) {
+        log.error("config.invalid", "key", "HTTPS_PROXY", "problem", e.getMessage());
+        return EX_CONFIG;
+      }
+      log.info("ingress.route", "ingress", config.ingress().host() + ":" + config.ingress().port(),
+          "proxy", route.proxy().map(Object::toString).orElse("none"), "source", route.source());
       TransportSettings transport = TransportSettings.defaults(build.version())
-          .withResponseTimeout(Duration.ofSeconds(30));
+          .withResponseTimeout(Duration.ofSeconds(30)).withProxy(route.proxy().orElse(null));
       client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
           workerId, credentials, transport);
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
       return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? EX_CONFIG : EX_NOPERM;
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return EX_SOFTWARE;
     }
 
     // 2. The journal, owned and reconciled, before any register.
@@ -304,6 +358,23 @@ public final class WorkerAgent {
     return EX_OK;
   }
 
+  /** One failed credential load at start-up: said in the log, the status file and systemd's status. */
+  private void waitingForCredentials(CredentialException e) {
+    log.warn("credentials.waiting", "reason", e.reason(), "problem", e.getMessage(),
+        "action", "no register, no pull; loading again when a credential file changes and every "
+            + CredentialWait.RECHECK.toSeconds() + " s");
+    String why = "waiting for usable credentials: " + e.getMessage();
+    systemd.waiting(why, CredentialWait.RECHECK.multipliedBy(3));
+    config.statusFile().ifPresent(f -> {
+      try {
+        new StatusFile(f).write(StatusSnapshot.beforeSession(env.wallClock().instant(), ProcessHandle.current().pid(),
+            config.workerId(), config.profile().wireName(), "waiting_for_credentials", why));
+      } catch (IOException x) {
+        log.warn("status.write_failed", "file", f, "problem", x.getMessage());
+      }
+    });
+  }
+
   private int openJournal() {
     while (true) {
       try {
@@ -353,6 +424,9 @@ public final class WorkerAgent {
       plane.cancelAll(SHUTDOWN_NOW);
     }
 
+    if (reloadRequested.getAndSet(false)) {
+      reload();
+    }
     noticeCredentialChange();
     session.tick(now);
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
@@ -381,6 +455,56 @@ public final class WorkerAgent {
       }
     }
     writeStatus(now);
+    notifySystemd(now);
+  }
+
+  /**
+   * Readiness once the journal is reconciled and a session registered (or the ingress could not be
+   * reached yet: retrying), the status when it changed, and the watchdog ping: this runs at the end
+   * of a step that completed, so a hung or always-failing cadence stops the pings.
+   */
+  private void notifySystemd(long now) {
+    String status = serviceStatus();
+    if (systemd.readiness() == SystemdService.Readiness.STARTING
+        && (phase == Phase.RUNNING || phase == Phase.RECONCILING)) {
+      if (phase == Phase.RUNNING && session.state() == SessionState.ACTIVE) {
+        systemd.ready(SystemdService.Readiness.READY_REGISTERED, status);
+        log.info("agent.ready", "notified", systemd.describe());
+      } else if (ingressFailed) {
+        systemd.ready(SystemdService.Readiness.READY_RETRYING, status);
+        log.info("agent.ready", "notified", systemd.describe(), "session_state", session.state(),
+            "why", "journal reconciled; the ingress is not reachable yet, retrying");
+      }
+    } else if (systemd.readiness() != SystemdService.Readiness.STARTING) {
+      systemd.status(status);
+    }
+    systemd.progressed(now);
+  }
+
+  /** One line for systemd's {@code STATUS=} ({@code systemctl status}). */
+  private String serviceStatus() {
+    var runs = plane.runCounts();
+    String problem = session.lastProblem();
+    boolean retrying = ingressFailed && !session.state().isLive() && phase != Phase.DRAINING && phase != Phase.STOPPED;
+    return (retrying ? "ingress unreachable, retrying; " : "")
+        + "phase " + phase.name().toLowerCase(java.util.Locale.ROOT)
+        + ", session " + session.state().name().toLowerCase(java.util.Locale.ROOT)
+        + " generation " + session.generation()
+        + ", runs " + runs.active() + " running " + runs.pendingCompletions() + " to deliver"
+        + (problem == null || problem.isEmpty() ? "" : ", last problem: " + problem);
+  }
+
+  /** SIGHUP on the cadence thread: credentials re-read now, status and metrics files reopened and rewritten. */
+  private void reload() {
+    var c = credentials.checkNow();
+    statusFile = config.statusFile().map(StatusFile::new).orElse(null);
+    metricsFile = config.metricsFile().map(MetricsFile::new).orElse(null);
+    statusWritten = false;
+    metricsWritten = false;
+    log.info("agent.reloaded", "credentials_generation", c.tls().generation(), "token",
+        c.token() == null ? "unusable" : "ok", "status_file", config.statusFile().map(Object::toString).orElse("none"),
+        "metrics_file", config.metricsFile().map(Object::toString).orElse("none"),
+        "note", "other configuration changes need a restart");
   }
 
   /** The session as the plane reads it, at the moment a pull is sent or its answer harvested. */
@@ -411,6 +535,7 @@ public final class WorkerAgent {
 
   private void beginDrain(long now) {
     phase = Phase.DRAINING;
+    systemd.stopping("draining: no new work, " + plane.runCounts().active() + " runs to finish");
     drainStartedAt = now;
     log.info("agent.drain", "drain_timeout_ms", config.execution().drainTimeout().toMillis());
     plane.beginDrain();
@@ -457,7 +582,7 @@ public final class WorkerAgent {
       stopped.countDown();
       return;
     }
-    log.error("agent.step_failed", "problem", String.valueOf(e), "at", e.getStackTrace().length > 0 ? e.getStackTrace()[0] : "");
+    log.error("agent.step_failed", "problem", String.valueOf(e), "error", e);
   }
 
   private LifecyclePhase lifecycle() {
@@ -487,7 +612,7 @@ public final class WorkerAgent {
       return;
     }
     // At most about once a second, and always on the last step.
-    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < TimeUnit.SECONDS.toNanos(1)) {
+    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < StatusFile.WRITE_INTERVAL.toNanos()) {
       return;
     }
     lastStatusAt = now;
@@ -516,7 +641,7 @@ public final class WorkerAgent {
       lastMetricsAt = now;
       metricsWritten = true;
       try {
-        metricsFile.write(snap, metrics, credentials.tls().generation());
+        metricsFile.write(snap, metrics, credentials.tls().generation(), buildLabels, credentials.tls().notAfter());
       } catch (IOException e) {
         log.warn("metrics.write_failed", "file", metricsFile.path(), "problem", e.getMessage());
       }
@@ -543,6 +668,7 @@ public final class WorkerAgent {
     if (executionClock != null) {
       executionClock.close();
     }
+    systemd.close();
   }
 
   // ------------------------------------------------------------------ listeners
@@ -557,6 +683,9 @@ public final class WorkerAgent {
     public void stateChanged(SessionState from, SessionState to, String why) {
       log.info("session.state", "from", from, "to", to, "session", session.sessionId().map(SessionId::value).orElse(""),
           "generation", session.generation(), "why", why);
+      if (to == SessionState.ACTIVE) {
+        ingressFailed = false;
+      }
       if (to == SessionState.DRAINING) {
         journal.append(new JournalRecord.DrainBegun(session.sessionId().orElseThrow().value(), session.generation()));
       } else if (to == SessionState.OFFLINE) {
@@ -582,6 +711,7 @@ public final class WorkerAgent {
 
     @Override
     public void requestFailed(String operation, String what) {
+      ingressFailed = true;
       log.warn("session.request_failed", "operation", operation, "result", what);
     }
   }
@@ -625,6 +755,7 @@ public final class WorkerAgent {
 
     @Override
     public void completionRetry(String runId, long attempt, String why) {
+      ingressFailed = true;
       log.warn("completion.retry", "run", runId, "attempt", attempt, "result", why);
     }
 

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.dataformat.toml.TomlFactory;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
+import io.ql3.worker.transport.credentials.CredentialException;
+import io.ql3.worker.transport.credentials.FilePermissions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
@@ -39,6 +41,12 @@ public final class TomlConfigLoader {
   /** Parses {@code file} into a tree of maps, lists, strings, longs, booleans and doubles. */
   public Map<String, Object> readTree(Path file) throws ConfigException {
     byte[] bytes = readBounded(file);
+    try {
+      // Whoever can write the configuration decides what the agent trusts and runs.
+      FilePermissions.checkNotWritableByOthers(file, "configuration file", FilePermissions.Identity.current());
+    } catch (CredentialException e) {
+      throw new ConfigException(file, "", e.getMessage());
+    }
     try (JsonParser p = factory.createParser(bytes)) {
       JsonToken first = p.nextToken();
       if (first != JsonToken.START_OBJECT) {

@@ -19,9 +19,17 @@ import java.util.ResourceBundle;
 public final class EventLoggerFinder extends System.LoggerFinder {
   private static volatile EventLog target = new EventLog(System.err, LogFormat.LOGFMT, Clock.systemUTC());
 
-  /** Sends library log lines to {@code log} from now on. */
+  /**
+   * Sends library log lines ({@link System.Logger} and Netty's) to {@code log} from now on, at its
+   * level.
+   */
   public static void install(EventLog log) {
     target = log;
+    NettyLogBridge.install();
+  }
+
+  static EventLog target() {
+    return target;
   }
 
   @Override
@@ -43,7 +51,7 @@ public final class EventLoggerFinder extends System.LoggerFinder {
 
     @Override
     public boolean isLoggable(Level level) {
-      return level.getSeverity() >= Level.INFO.getSeverity() && level != Level.OFF;
+      return level != Level.OFF && level != Level.ALL && target.enabled(map(level));
     }
 
     @Override
@@ -51,8 +59,7 @@ public final class EventLoggerFinder extends System.LoggerFinder {
       if (!isLoggable(level)) {
         return;
       }
-      target.log(map(level), "log", "logger", shortName(), "msg", msg,
-          "error", thrown == null ? null : String.valueOf(thrown));
+      target.log(map(level), "log", "logger", shortName(), "msg", msg, "error", thrown);
     }
 
     @Override

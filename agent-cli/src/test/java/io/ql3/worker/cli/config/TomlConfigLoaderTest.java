@@ -181,6 +181,49 @@ class TomlConfigLoaderTest {
   }
 
   @Test
+  void aSignalStatusAsPermanentExitCodeIsAConfigurationErrorNotACrash() {
+    ConfigException e =
+        refused(MINIMAL.replace("executors = [\"process\"]", "executors = [\"process\"]\npermanent-exit-codes = [130]"), AgentProfile.EDGE);
+    assertThat(e.key()).isEqualTo("execution.permanent-exit-codes");
+    assertThat(e.getMessage()).contains("killed by signal 2");
+  }
+
+  @Test
+  void theProfileComesFromTheFileAndAnyGivenOneMustAgree() throws Exception {
+    String edge = MINIMAL.replace("enabled = true\n", "enabled = true\nprofile = \"edge\"\n");
+    assertThat(loadEnabled(edge, null).profile()).isEqualTo(AgentProfile.EDGE);
+    assertThat(loadEnabled(edge, AgentProfile.EDGE).profile()).isEqualTo(AgentProfile.EDGE);
+    ConfigException disagree = refused(edge, AgentProfile.NODE);
+    assertThat(disagree.key()).isEqualTo("profile");
+    assertThat(disagree.getMessage()).contains("is \"edge\" but --profile node was given");
+    assertThat(loadEnabled(MINIMAL, AgentProfile.NODE).profile()).isEqualTo(AgentProfile.NODE);
+    ConfigException none = refused(MINIMAL, null);
+    assertThat(none.key()).isEqualTo("profile");
+    assertThat(none.getMessage()).contains("is not set");
+    assertThat(refused(MINIMAL.replace("enabled = true\n", "enabled = true\nprofile = \"big\"\n"), null).key())
+        .isEqualTo("profile");
+  }
+
+  @Test
+  void logLevelIsOneOfFourAndInfoByDefault() throws Exception {
+    assertThat(loadEnabled(MINIMAL, AgentProfile.EDGE).logLevel()).isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.INFO);
+    assertThat(loadEnabled(MINIMAL + "[log]\nlevel = \"debug\"\n", AgentProfile.EDGE).logLevel())
+        .isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.DEBUG);
+    ConfigException e = refused(MINIMAL + "[log]\nlevel = \"verbose\"\n", AgentProfile.EDGE);
+    assertThat(e.key()).isEqualTo("log.level");
+  }
+
+  @Test
+  void aConfigurationWritableByOthersIsRefused() throws Exception {
+    Path f = write(MINIMAL);
+    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigException.class)
+        .hasMessageContaining("configuration file").hasMessageContaining("writable by others");
+    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    assertThat(loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigReader.Enabled.class);
+  }
+
+  @Test
   void missingAndOversizeFilesAreClearErrors() throws Exception {
     assertThatThrownBy(() -> loader.load(dir.resolve("nope.toml"), AgentProfile.EDGE))
         .isInstanceOf(ConfigException.class)

@@ -22,11 +22,21 @@ final class AgentProcess {
   }
 
   static AgentProcess start(Path config, String profile, Path log) throws IOException {
+    return start(config, profile, log, java.util.Map.of());
+  }
+
+  /** With extra environment variables (e.g. {@code NOTIFY_SOCKET}). */
+  static AgentProcess start(Path config, String profile, Path log, java.util.Map<String, String> env)
+      throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
     List<String> cmd = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx64m",
         "-cp", System.getProperty("java.class.path"),
         "io.ql3.worker.cli.Main", "run", "--profile", profile, "--config", config.toString()));
-    Process p = new ProcessBuilder(cmd)
+    ProcessBuilder pb = new ProcessBuilder(cmd);
+    pb.environment().keySet().removeIf(k -> k.equals("NOTIFY_SOCKET") || k.startsWith("WATCHDOG_")
+        || k.equals("JOURNAL_STREAM") || k.equalsIgnoreCase("HTTPS_PROXY") || k.equalsIgnoreCase("NO_PROXY"));
+    pb.environment().putAll(env);
+    Process p = pb
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
         .start();

@@ -51,6 +51,8 @@ public final class CredentialProvider {
 
     private final CredentialFiles files;
     private final Clock clock;
+    /** Who this process is, for the permission rules (null where it cannot be told). */
+    private final FilePermissions.Identity owner = FilePermissions.Identity.current();
     private final Settings settings;
     private final CredentialValidator validator;
     private volatile TlsState tls;
@@ -238,7 +240,9 @@ public final class CredentialProvider {
     }
 
     private CredentialSet readTls(long generation) throws CredentialException {
-        boolean groupReadable = FilePermissions.checkSecret(files.privateKey(), "private key file");
+        FilePermissions.checkSecret(files.privateKey(), "private key file", owner);
+        FilePermissions.checkNotWritableByOthers(files.certificateChain(), "certificate chain file", owner);
+        FilePermissions.checkNotWritableByOthers(files.trustBundle(), "trust bundle file", owner);
         byte[] chainPem = read(files.certificateChain());
         byte[] keyPem = read(files.privateKey());
         byte[] trustPem = read(files.trustBundle());
@@ -247,9 +251,6 @@ public final class CredentialProvider {
             List<X509Certificate> trust = PemReader.certificates(trustPem, "trust bundle file");
             PrivateKey key = PemReader.privateKey(keyPem);
             String identity = validator.validate(chain, key, trust);
-            if (groupReadable) {
-                LOG.log(Level.WARNING, "private key file {0} is group-readable; chmod 600 it", files.privateKey());
-            }
             return new CredentialSet(generation, chain, key, trust, identity);
         } catch (GeneralSecurityException e) {
             throw new CredentialException(Reason.CHAIN_UNTRUSTED, "cannot build the trust manager: " + e.getMessage(), e);
@@ -259,13 +260,10 @@ public final class CredentialProvider {
     }
 
     private Token readToken() throws CredentialException {
-        boolean groupReadable = FilePermissions.checkSecret(files.token(), "token file");
+        FilePermissions.checkSecret(files.token(), "token file", owner);
         byte[] raw = read(files.token());
         try {
             Token t = Token.parse(new String(raw, StandardCharsets.UTF_8));
-            if (groupReadable) {
-                LOG.log(Level.WARNING, "token file {0} is group-readable; chmod 600 it", files.token());
-            }
             return t;
         } finally {
             Arrays.fill(raw, (byte) 0);

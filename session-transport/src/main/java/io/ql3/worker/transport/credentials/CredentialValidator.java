@@ -41,10 +41,12 @@ final class CredentialValidator {
             leaf.checkValidity(now); // the JDK client would happily send an expired certificate
         } catch (CertificateExpiredException e) {
             throw new CredentialException(Reason.CERTIFICATE_EXPIRED,
-                    "client certificate expired at " + leaf.getNotAfter().toInstant());
+                    "client certificate expired at " + leaf.getNotAfter().toInstant() + " (notAfter); the local clock says "
+                            + now.toInstant());
         } catch (CertificateNotYetValidException e) {
             throw new CredentialException(Reason.CERTIFICATE_NOT_YET_VALID,
-                    "client certificate is not valid before " + leaf.getNotBefore().toInstant());
+                    "client certificate is not valid before " + leaf.getNotBefore().toInstant() + " (notBefore); the local clock says "
+                            + now.toInstant() + ": if the clock is wrong (no RTC, no time sync yet), the agent waits for it");
         }
         checkChain(chain, trust, now);
         String identity = CertificateIdentity.of(leaf);

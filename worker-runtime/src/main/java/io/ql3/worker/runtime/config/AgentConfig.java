@@ -27,14 +27,16 @@ public record AgentConfig(
     Duration cadence,
     Optional<Path> statusFile,
     Optional<Path> metricsFile,
-    LogFormat logFormat) {
+    LogFormat logFormat,
+    io.ql3.worker.runtime.log.EventLog.Level logLevel) {
 
   public AgentConfig {
     labels = Map.copyOf(labels);
   }
 
   /** The ingress endpoint: an https URL without path, query or user info. */
-  public record Ingress(URI url, String host, int port, Duration connectTimeout) {}
+  public record Ingress(URI url, String host, int port, Duration connectTimeout,
+      java.util.Optional<io.ql3.worker.transport.HttpProxy> proxy) {}
 
   /** The credential files; read lazily by the credential provider, never by the configuration. */
   public record Credentials(

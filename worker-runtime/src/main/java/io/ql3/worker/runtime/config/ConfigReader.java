@@ -12,6 +12,9 @@ import io.ql3.worker.runtime.config.AgentConfig.Journal;
 import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
+import io.ql3.worker.runtime.exec.ProcessOutcomes;
+import io.ql3.worker.runtime.log.EventLog;
+import io.ql3.worker.transport.HttpProxy;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -55,12 +58,15 @@ public final class ConfigReader {
   private ConfigReader() {}
 
   /**
-   * Reads the tree of {@code file} for {@code profile}.
+   * Reads the tree of {@code file}. The profile is the file's {@code profile} key; {@code requested}
+   * (from {@code --profile}) may stand in for it when the key is absent and must agree with it when
+   * both are given.
    *
+   * @param requested the profile asked for on the command line, or null
    * @param file the configuration file the tree came from (absolute or relative to the working
    *     directory); relative paths inside are resolved against its parent directory
    */
-  public static Result read(Map<String, Object> tree, Path file, AgentProfile profile)
+  public static Result read(Map<String, Object> tree, Path file, AgentProfile requested)
       throws ConfigException {
     Path source = file.toAbsolutePath().normalize();
     Table root = new Table(source, "", tree);
@@ -70,6 +76,7 @@ public final class ConfigReader {
       return new Disabled(source);
     }
     Path base = source.getParent();
+    AgentProfile profile = readProfile(root, requested);
     ProfileDefaults d = profile.defaults();
 
     Table worker = root.requiredTable("worker");
@@ -129,13 +136,43 @@ public final class ConfigReader {
         default -> throw log.error("format", "must be \"logfmt\" or \"json\" (got \"" + format.get() + "\")");
       }
     }
+    EventLog.Level logLevel = EventLog.Level.INFO;
+    Optional<String> level = log.optionalString("level");
+    if (level.isPresent()) {
+      try {
+        logLevel = EventLog.Level.fromText(level.get());
+      } catch (IllegalArgumentException e) {
+        throw log.error("level", e.getMessage());
+      }
+    }
     log.finish();
     root.finish();
 
     return new Enabled(
         new AgentConfig(
             source, profile, workerId, labels, ingress, credentials, journal, execution, cadence,
-            statusFile, metricsFile, logFormat));
+            statusFile, metricsFile, logFormat, logLevel));
+  }
+
+  private static AgentProfile readProfile(Table root, AgentProfile requested) throws ConfigException {
+    Optional<String> named = root.optionalString("profile");
+    if (named.isEmpty()) {
+      if (requested == null) {
+        throw root.error("profile", "is not set: add profile = \"edge\" or profile = \"node\" (or pass --profile)");
+      }
+      return requested;
+    }
+    AgentProfile p;
+    try {
+      p = AgentProfile.fromWireName(named.get());
+    } catch (IllegalArgumentException e) {
+      throw root.error("profile", e.getMessage());
+    }
+    if (requested != null && requested != p) {
+      throw root.error("profile", "is \"" + p.wireName() + "\" but --profile " + requested.wireName()
+          + " was given: they must agree (drop --profile, or fix the file)");
+    }
+    return p;
   }
 
   private static Map<String, String> readLabels(Table worker) throws ConfigException {
@@ -186,7 +223,16 @@ public final class ConfigReader {
     int port = url.getPort() == -1 ? 443 : url.getPort();
     Duration connect =
         Duration.ofMillis(t.optionalLong("connect-timeout-ms", 10_000, new Bounds(100, 120_000)));
-    return new Ingress(url, host, port, connect);
+    Optional<HttpProxy> proxy = Optional.empty();
+    Optional<String> proxyUrl = t.optionalString("proxy");
+    if (proxyUrl.isPresent()) {
+      try {
+        proxy = Optional.of(HttpProxy.parse(proxyUrl.get()));
+      } catch (IllegalArgumentException e) {
+        throw t.error("proxy", e.getMessage());
+      }
+    }
+    return new Ingress(url, host, port, connect, proxy);
   }
 
   private static Execution readExecution(Table t, Path base, AgentProfile profile, ProfileDefaults d)
@@ -213,6 +259,10 @@ public final class ConfigReader {
     for (long code : t.optionalLongList("permanent-exit-codes")) {
       if (code < 1 || code > 255) {
         throw t.error("permanent-exit-codes", "exit codes are 1..255 (got " + code + ")");
+      }
+      if (ProcessOutcomes.isSignalStatus((int) code)) {
+        throw t.error("permanent-exit-codes", code + " is in 129..192, the status of a process killed by signal "
+            + (code - 128) + ": it is read as that signal, never as an exit code");
       }
       permanent.add((int) code);
     }

@@ -12,7 +12,7 @@ import java.util.Set;
  * it from a program that calls {@code exit(128+N)} itself. Statuses 129..192 (signals 1..64) are
  * therefore read as death by signal: exitCode null.
  */
-final class ProcessOutcomes {
+public final class ProcessOutcomes {
 
   /** Why the executor ended a run itself. */
   enum Termination {
@@ -30,7 +30,8 @@ final class ProcessOutcomes {
 
   private ProcessOutcomes() {}
 
-  static boolean isSignalStatus(int status) {
+  /** A wait status the JVM reports for death by a signal (128 + signal), not an exit code. */
+  public static boolean isSignalStatus(int status) {
     return status >= 129 && status <= 192;
   }
 

@@ -3,7 +3,10 @@ package io.ql3.worker.runtime.log;
 import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import java.io.PrintStream;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -12,29 +15,96 @@ import java.util.Objects;
  * passed explicitly by the caller, so nothing reaches a line unless it was meant to: credentials
  * never are (only fingerprints, serials and expiry dates of certificates).
  *
+ * <p>Events below the configured {@link Level} are dropped. Under journald ({@code JOURNAL_STREAM}
+ * names stdout) each line starts with its syslog priority ({@code <3>} error … {@code <7>} debug),
+ * so {@code journalctl -p warning} works. A {@link Throwable} value is written with its stack
+ * trace, escaped into the one field. The same warning or error (event and values) repeated within
+ * {@link #REPEAT_WINDOW} is counted, not written: the next one written after the window carries
+ * {@code repeated=N}.
+ *
  * <p>Thread-safe: a line is formatted first and written with one {@code println}.
  */
 public final class EventLog {
   /** Severity of an event. */
   public enum Level {
-    DEBUG,
-    INFO,
-    WARN,
-    ERROR;
+    DEBUG(7),
+    INFO(6),
+    WARN(4),
+    ERROR(3);
+
+    /** The syslog(3) priority journald reads from a {@code <N>} prefix. */
+    final int syslogPriority;
+
+    Level(int syslogPriority) {
+      this.syslogPriority = syslogPriority;
+    }
 
     String text() {
       return name().toLowerCase(java.util.Locale.ROOT);
     }
+
+    /** {@code debug}, {@code info}, {@code warn} or {@code error}. */
+    public static Level fromText(String text) {
+      for (Level l : values()) {
+        if (l.text().equals(text)) {
+          return l;
+        }
+      }
+      throw new IllegalArgumentException("must be \"debug\", \"info\", \"warn\" or \"error\" (got \"" + text + "\")");
+    }
   }
+
+  /** How long the same warning is counted instead of written again. */
+  public static final Duration REPEAT_WINDOW = Duration.ofMinutes(1);
+
+  /** Distinct repeated lines remembered (the oldest is forgotten first). */
+  private static final int REPEATS_KEPT = 256;
 
   private final PrintStream out;
   private final LogFormat format;
   private final Clock clock;
+  private final Level threshold;
+  private final boolean syslogPrefix;
+  private final Map<String, Repeat> recent = new LinkedHashMap<>(16, 0.75f, true) {
+    @Override
+    protected boolean removeEldestEntry(Map.Entry<String, Repeat> eldest) {
+      return size() > REPEATS_KEPT;
+    }
+  };
 
+  private static final class Repeat {
+    final Instant writtenAt;
+    int suppressed;
+
+    Repeat(Instant writtenAt) {
+      this.writtenAt = writtenAt;
+    }
+  }
+
+  /** Every level from info, no priority prefix. */
   public EventLog(PrintStream out, LogFormat format, Clock clock) {
+    this(out, format, clock, Level.INFO, false);
+  }
+
+  /**
+   * @param threshold the lowest level written
+   * @param syslogPrefix start each line with {@code <N>} (stdout is journald's stream)
+   */
+  public EventLog(PrintStream out, LogFormat format, Clock clock, Level threshold, boolean syslogPrefix) {
     this.out = Objects.requireNonNull(out);
     this.format = Objects.requireNonNull(format);
     this.clock = Objects.requireNonNull(clock);
+    this.threshold = Objects.requireNonNull(threshold);
+    this.syslogPrefix = syslogPrefix;
+  }
+
+  /** True when events of {@code level} are written. */
+  public boolean enabled(Level level) {
+    return level.compareTo(threshold) >= 0;
+  }
+
+  public void debug(String event, Object... keyValues) {
+    log(Level.DEBUG, event, keyValues);
   }
 
   public void info(String event, Object... keyValues) {
@@ -54,7 +124,39 @@ public final class EventLog {
     if (keyValues.length % 2 != 0) {
       throw new IllegalArgumentException("keyValues must alternate names and values");
     }
-    out.println(format(level, event, keyValues));
+    if (!enabled(level)) {
+      return;
+    }
+    Object[] kv = keyValues;
+    if (level.compareTo(Level.WARN) >= 0) {
+      int repeated = repeats(level, event, keyValues);
+      if (repeated < 0) {
+        return;
+      }
+      if (repeated > 0) {
+        kv = java.util.Arrays.copyOf(keyValues, keyValues.length + 2);
+        kv[keyValues.length] = "repeated";
+        kv[keyValues.length + 1] = repeated;
+      }
+    }
+    String line = format(level, event, kv);
+    out.println(syslogPrefix ? "<" + level.syslogPriority + ">" + line : line);
+  }
+
+  /**
+   * -1: the same line was written less than {@link #REPEAT_WINDOW} ago (counted, not written);
+   * otherwise how many were counted since the last one written.
+   */
+  private synchronized int repeats(Level level, String event, Object[] kv) {
+    String key = level + " " + event + " " + java.util.Arrays.deepToString(kv);
+    Instant now = clock.instant();
+    Repeat r = recent.get(key);
+    if (r != null && now.isBefore(r.writtenAt.plus(REPEAT_WINDOW))) {
+      r.suppressed++;
+      return -1;
+    }
+    recent.put(key, new Repeat(now));
+    return r == null ? 0 : r.suppressed;
   }
 
   String format(Level level, String event, Object... kv) {
@@ -75,7 +177,7 @@ public final class EventLog {
         } else if (v instanceof Number || v instanceof Boolean) {
           b.append(v);
         } else {
-          json(b, String.valueOf(v));
+          json(b, text(v));
         }
       }
       return b.append('}').toString();
@@ -84,9 +186,19 @@ public final class EventLog {
     logfmt(b, event);
     for (int i = 0; i < kv.length; i += 2) {
       b.append(' ').append(kv[i]).append('=');
-      logfmt(b, kv[i + 1] == null ? "" : String.valueOf(kv[i + 1]));
+      logfmt(b, kv[i + 1] == null ? "" : text(kv[i + 1]));
     }
     return b.toString();
+  }
+
+  /** A value as text; a throwable with its whole stack trace (escaped later into one field). */
+  private static String text(Object v) {
+    if (v instanceof Throwable t) {
+      java.io.StringWriter w = new java.io.StringWriter();
+      t.printStackTrace(new java.io.PrintWriter(w));
+      return w.toString().stripTrailing();
+    }
+    return String.valueOf(v);
   }
 
   private static void logfmt(StringBuilder b, String v) {

@@ -1,6 +1,8 @@
 package io.ql3.worker.runtime.metrics;
 
 import io.ql3.worker.contract.AnswerKind;
+import io.ql3.worker.contract.Operation;
+import io.ql3.worker.journal.Outcome;
 import io.ql3.worker.runtime.isolation.RunUsage;
 import java.util.Locale;
 import java.util.Map;
@@ -12,6 +14,9 @@ import java.util.concurrent.atomic.LongAdder;
  * Updated from the cadence thread and from transport callbacks; read when the file is written.
  * Gauges (session state, slots, lease) are not kept here: they are read from their owners when
  * the file is rendered.
+ *
+ * <p>Every series exists from the start at 0 (every operation × result class, every outcome), so a
+ * rate or an alert over it works before its first event.
  */
 public final class AgentMetrics {
   private final Map<String, Map<AnswerKind, LongAdder>> requests = new ConcurrentHashMap<>();
@@ -23,6 +28,19 @@ public final class AgentMetrics {
   private final java.util.concurrent.atomic.AtomicLong peakMemoryMax = new java.util.concurrent.atomic.AtomicLong(-1);
   private volatile Map<String, Boolean> isolation = Map.of();
   private final LongAdder undeliverable = new LongAdder();
+
+  public AgentMetrics() {
+    for (Operation op : Operation.values()) {
+      for (AnswerKind kind : AnswerKind.values()) {
+        requests.computeIfAbsent(op.wireName(), k -> new ConcurrentHashMap<>()).put(kind, new LongAdder());
+      }
+      latencyMicros.put(op.wireName(), new LongAdder());
+      latencyCount.put(op.wireName(), new LongAdder());
+    }
+    for (Outcome o : Outcome.values()) {
+      outcomes.put(o.name().toLowerCase(Locale.ROOT), new LongAdder());
+    }
+  }
 
   /** One answered (or failed) request: operation wire name, its class and how long it took. */
   public void request(String operation, AnswerKind kind, long nanos) {
@@ -61,14 +79,14 @@ public final class AgentMetrics {
   void render(StringBuilder b) {
     b.append("# HELP ql3_worker_requests_total Ingress requests by operation and result class.\n");
     b.append("# TYPE ql3_worker_requests_total counter\n");
-    requests.forEach((op, byKind) -> {
-      byKind.forEach((kind, n) -> b.append("ql3_worker_requests_total{operation=\"").append(op)
+    new java.util.TreeMap<>(requests).forEach((op, byKind) -> {
+      new java.util.TreeMap<>(byKind).forEach((kind, n) -> b.append("ql3_worker_requests_total{operation=\"").append(op)
           .append("\",result=\"").append(kind.name().toLowerCase(Locale.ROOT)).append("\"} ")
           .append(n.sum()).append('\n'));
     });
     b.append("# HELP ql3_worker_request_seconds Time from send to classified answer, by operation.\n");
     b.append("# TYPE ql3_worker_request_seconds summary\n");
-    latencyMicros.forEach((op, sum) -> {
+    new java.util.TreeMap<>(latencyMicros).forEach((op, sum) -> {
       b.append("ql3_worker_request_seconds_sum{operation=\"").append(op).append("\"} ")
           .append(String.format(Locale.ROOT, "%.6f", sum.sum() / 1e6)).append('\n');
       b.append("ql3_worker_request_seconds_count{operation=\"").append(op).append("\"} ")
@@ -76,7 +94,7 @@ public final class AgentMetrics {
     });
     b.append("# HELP ql3_worker_runs_total Runs ended on this worker, by outcome.\n");
     b.append("# TYPE ql3_worker_runs_total counter\n");
-    outcomes.forEach((o, n) -> b.append("ql3_worker_runs_total{outcome=\"").append(o).append("\"} ")
+    new java.util.TreeMap<>(outcomes).forEach((o, n) -> b.append("ql3_worker_runs_total{outcome=\"").append(o).append("\"} ")
         .append(n.sum()).append('\n'));
     b.append("# HELP ql3_worker_run_cpu_seconds_total CPU time of process runs, read from their cgroups.\n");
     b.append("# TYPE ql3_worker_run_cpu_seconds_total counter\n");

@@ -5,6 +5,7 @@ import io.ql3.worker.runtime.status.StatusSnapshot;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Instant;
 import java.util.List;
 import java.util.Locale;
 
@@ -27,12 +28,25 @@ public final class MetricsFile {
     return file.path();
   }
 
-  public void write(StatusSnapshot s, AgentMetrics counters, long credentialGeneration) throws IOException {
-    file.replace(render(s, counters, credentialGeneration).getBytes(StandardCharsets.UTF_8));
+  /** What the process is: constant for its life ({@code ql3_worker_build_info}). */
+  public record Build(String version, String revision, String java, String profile) {}
+
+  /**
+   * @param certificateNotAfter the client certificate's notAfter (for the expiry timestamp)
+   */
+  public void write(StatusSnapshot s, AgentMetrics counters, long credentialGeneration, Build build,
+      Instant certificateNotAfter) throws IOException {
+    file.replace(render(s, counters, credentialGeneration, build, certificateNotAfter).getBytes(StandardCharsets.UTF_8));
   }
 
-  static String render(StatusSnapshot s, AgentMetrics counters, long credentialGeneration) {
-    StringBuilder b = new StringBuilder(2048);
+  static String render(StatusSnapshot s, AgentMetrics counters, long credentialGeneration, Build build,
+      Instant certificateNotAfter) {
+    StringBuilder b = new StringBuilder(4096);
+    b.append("# HELP ql3_worker_build_info Version, git revision, Java version and profile of the running agent; always 1.\n");
+    b.append("# TYPE ql3_worker_build_info gauge\n");
+    b.append("ql3_worker_build_info{version=\"").append(label(build.version())).append("\",revision=\"")
+        .append(label(build.revision())).append("\",java=\"").append(label(build.java())).append("\",profile=\"")
+        .append(label(build.profile())).append("\"} 1\n");
     b.append("# HELP ql3_worker_session_state 1 for the session's current state.\n");
     b.append("# TYPE ql3_worker_session_state gauge\n");
     for (String state : SESSION_STATES) {
@@ -49,9 +63,15 @@ public final class MetricsFile {
     gauge(b, "ql3_worker_pending_completions", "Recorded results not yet acknowledged.", s.pendingCompletions());
     gauge(b, "ql3_worker_connections_opened_total", "TLS connections opened (one handshake each).", s.connectionsOpened());
     gauge(b, "ql3_worker_credential_generation", "Credential sets installed so far (reloads + 1).", credentialGeneration);
-    gauge(b, "ql3_worker_certificate_expiry_days", "Days until the client certificate expires.", s.certificateDaysToExpiry());
+    gauge(b, "ql3_worker_certificate_expiry_timestamp_seconds",
+        "When the client certificate expires (notAfter), Unix time in seconds.", certificateNotAfter.getEpochSecond());
     counters.render(b);
     return b.toString();
+  }
+
+  /** Label value escaping of the text format: backslash, double quote, newline. */
+  private static String label(String v) {
+    return v.replace("\\", "\\\\").replace("\"", "\\\"").replace("\n", "\\n");
   }
 
   private static void gauge(StringBuilder b, String name, String help, Object value) {

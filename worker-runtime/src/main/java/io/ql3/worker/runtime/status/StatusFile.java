@@ -19,6 +19,9 @@ import java.util.Map;
  * by the running agent, read by {@code ql3-worker status}.
  */
 public final class StatusFile {
+  /** The running agent rewrites the file at most this often (and on its last step). */
+  public static final java.time.Duration WRITE_INTERVAL = java.time.Duration.ofSeconds(1);
+
   private final AtomicFile file;
 
   public StatusFile(Path path) {

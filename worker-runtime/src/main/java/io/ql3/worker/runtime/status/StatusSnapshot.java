@@ -32,4 +32,11 @@ public record StatusSnapshot(
     int connectionsOpened,
     long certificateDaysToExpiry,
     String lastProblem,
-    String isolation) {}
+    String isolation) {
+  /** Before any session exists (e.g. waiting for credentials): only who, where and why. */
+  public static StatusSnapshot beforeSession(
+      Instant at, long pid, String workerId, String profile, String phase, String problem) {
+    return new StatusSnapshot(at, pid, workerId, profile, phase, null, 0, 0, "none", 0, 0, 0, 0, "none", 0, 0,
+        null, 0, 0, problem, null);
+  }
+}
