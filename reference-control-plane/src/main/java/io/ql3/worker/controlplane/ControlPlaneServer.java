@@ -60,7 +60,8 @@ public final class ControlPlaneServer implements AutoCloseable {
     this.auditor = new Auditor(config.clock(), config.log());
     this.controlPlane = new ControlPlane(config.clock(), config.settings(), wire, auditor, config.log());
     this.faults = new FaultPlan();
-    this.connections = new ConnectionRegistry(config.clock(), auditor, config.log());
+    this.connections = new ConnectionRegistry(config.clock(), auditor, config.log(),
+        config.settings().heartbeatIntervalMs());
     this.stats = new RequestStats();
     SocketTransport transport = config.transport().resolve();
     this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ql3cp-boss"),

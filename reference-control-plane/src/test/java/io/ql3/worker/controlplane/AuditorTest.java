@@ -64,6 +64,22 @@ class AuditorTest {
   }
 
   @Test
+  void aConnectionSilentForAHeartbeatIntervalIsClosedNotFlaggedWhenTheWorkerReconnects() throws Exception {
+    // After a silent partition no FIN or RST reaches the server; the client's new connection is
+    // not a second one (found by the soak: a blackhole longer than the lease).
+    register(2);
+    h.clock.advance(Harness.SETTINGS.heartbeatIntervalMs());
+    WorkerClient second = h.client(W1);
+    assertThat(second.post(path(W1, Bodies.newId(), "register"), Bodies.register(2, 2)).status()).isEqualTo(200);
+    assertThat(h.violations(ViolationKind.CONCURRENT_CONNECTIONS)).isZero();
+    long deadline = System.nanoTime() + 10_000_000_000L;
+    while (h.server.connections().open().size() > 1 && System.nanoTime() < deadline) {
+      Thread.sleep(10);
+    }
+    assertThat(h.server.connections().open()).hasSize(1);
+  }
+
+  @Test
   void heartbeatBeforeTheIntervalMinusTolerance() throws Exception {
     String s = register(2);
     h.clock.advance(9_499);

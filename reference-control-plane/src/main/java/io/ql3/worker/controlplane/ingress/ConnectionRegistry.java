@@ -15,6 +15,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * Every client connection, open and recently closed, with its proven identity; flags a worker holding
  * more than one connection at once. Thread-safe (own monitor).
+ *
+ * <p>A connection that has carried no request for a whole heartbeat interval when the same worker
+ * opens another is taken as dead and closed, not flagged: after a silent partition (packets dropped,
+ * no FIN or RST ever arrives) the client cannot tell the server its old connection is gone, and a
+ * live client sends at least a heartbeat per interval.
  */
 public final class ConnectionRegistry {
   private static final int CLOSED_KEPT = 1000;
@@ -30,16 +35,31 @@ public final class ConnectionRegistry {
     final String protocol;
     final long openedAt;
     final Channel channel;
+    private final Clock clock;
     final AtomicLong requests = new AtomicLong();
+    volatile long lastRequestAt;
     long closedAt;
 
-    Conn(long id, String workerId, String remote, String protocol, long openedAt, Channel channel) {
+    Conn(long id, String workerId, String remote, String protocol, Clock clock, Channel channel) {
+      this(id, workerId, remote, protocol, clock.millis(), clock, channel);
+    }
+
+    private Conn(long id, String workerId, String remote, String protocol, long openedAt, Clock clock,
+        Channel channel) {
       this.id = id;
       this.workerId = workerId;
       this.remote = remote;
       this.protocol = protocol;
       this.openedAt = openedAt;
+      this.lastRequestAt = openedAt;
+      this.clock = clock;
       this.channel = channel;
+    }
+
+    /** A request arrived on this connection. */
+    void requested() {
+      requests.incrementAndGet();
+      lastRequestAt = clock.millis();
     }
 
     boolean h2() {
@@ -58,27 +78,42 @@ public final class ConnectionRegistry {
   private final ArrayDeque<Conn> closed = new ArrayDeque<>();
   private long nextId;
 
-  public ConnectionRegistry(Clock clock, Auditor auditor, EventLog log) {
+  private final long staleAfterMs;
+
+  /** @param staleAfterMs the heartbeat interval: a connection silent that long is taken as dead */
+  public ConnectionRegistry(Clock clock, Auditor auditor, EventLog log, long staleAfterMs) {
     this.clock = clock;
     this.auditor = auditor;
     this.log = log;
+    this.staleAfterMs = staleAfterMs;
   }
 
   Conn opened(String workerId, String protocol, Channel channel) {
     Conn c;
     int others = 0;
+    List<Conn> stale = new ArrayList<>();
     synchronized (this) {
-      c = new Conn(++nextId, workerId, String.valueOf(channel.remoteAddress()), protocol, clock.millis(), channel);
+      c = new Conn(++nextId, workerId, String.valueOf(channel.remoteAddress()), protocol, clock, channel);
+      long now = c.openedAt;
       if (workerId != null) {
         for (Conn o : open.values()) {
           if (workerId.equals(o.workerId)) {
-            others++;
+            if (now - o.lastRequestAt >= staleAfterMs) {
+              stale.add(o);
+            } else {
+              others++;
+            }
           }
         }
       }
       open.put(c.id, c);
     }
     log.event("connect", "conn=" + c.id + " worker=" + workerId + " protocol=" + protocol + " remote=" + c.remote);
+    for (Conn o : stale) {
+      log.event("stale-connection", "conn=" + o.id + " worker=" + workerId + " closed: no request for "
+          + (clock.millis() - o.lastRequestAt) + " ms when conn=" + c.id + " opened");
+      o.channel.close();
+    }
     if (others > 0) {
       auditor.record(ViolationKind.CONCURRENT_CONNECTIONS, workerId, null,
           "connection " + c.id + " opened while " + others + " other connection(s) of this worker are open");

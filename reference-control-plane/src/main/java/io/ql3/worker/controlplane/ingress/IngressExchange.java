@@ -60,7 +60,7 @@ final class IngressExchange {
   }
 
   void begin(RequestHead req) {
-    conn.requests.incrementAndGet();
+    conn.requested();
     keepAlive = req.keepAlive();
     if (req.malformed()) {
       refuse(ErrorCode.CONTRACT_VIOLATION, "malformed HTTP request", ViolationKind.BAD_HEADERS);
