@@ -1,5 +1,6 @@
 package io.ql3.worker.runtime;
 
+import io.ql3.worker.runtime.cadence.ClockGapDetector;
 import io.ql3.worker.runtime.isolation.Isolation;
 import io.ql3.worker.runtime.isolation.IsolationException;
 import io.ql3.worker.runtime.isolation.RunUsage;
@@ -146,6 +147,8 @@ public final class WorkerAgent {
   private MetricsFile.Build buildLabels;
   private final RunUsageBook usage = new RunUsageBook(metrics);
   private Isolation isolation;
+  /** A suspend stops the ticker, not the server's clock: 5 s, or 3 cadence periods if longer. */
+  private final ClockGapDetector clockGaps;
   private String isolationSummary;
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
@@ -157,6 +160,7 @@ public final class WorkerAgent {
   public WorkerAgent(AgentConfig config, Environment env) {
     this.config = config;
     this.env = env;
+    this.clockGaps = new ClockGapDetector(Math.max(5_000_000_000L, 3 * config.cadence().toNanos()));
     this.log = env.log();
     this.systemd = env.systemd();
   }
@@ -428,6 +432,12 @@ public final class WorkerAgent {
       reload();
     }
     noticeCredentialChange();
+    long lost = clockGaps.lost(now, env.wallClock().millis());
+    if (lost > 0) {
+      log.warn("clock.gap", "lost_ms", lost / 1_000_000, "action",
+          "the monotonic clock missed this time (suspended?): lease moved earlier, heartbeat now, no pull until it is answered");
+      session.clockGap(lost, now);
+    }
     session.tick(now);
     if (session.state().isEnded() || session.state() == SessionState.SUSPENDED) {
       plane.sessionLost();

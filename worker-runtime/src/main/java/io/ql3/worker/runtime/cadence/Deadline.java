@@ -33,6 +33,11 @@ public final class Deadline {
     return set && now - at < 0;
   }
 
+  /** Moves a set deadline {@code nanos} earlier (time the ticker did not see passed). */
+  public void earlier(long nanos) {
+    at -= nanos;
+  }
+
   /** Nanoseconds from {@code now} to the deadline (negative when past); 0 when unset. */
   public long remaining(long now) {
     return set ? at - now : 0;

@@ -69,6 +69,8 @@ public final class SessionCoordinator {
   private final Deadline notBefore = new Deadline();
   /** A server's retry-after (429/503): no session request before it, whatever else happens. */
   private final Deadline retryAfterUntil = new Deadline();
+  /** Set by {@link #clockGap}: no pull until a heartbeat sent at or after it is accepted. */
+  private final Deadline leaseToConfirmFrom = new Deadline();
   private Outstanding outstanding;
   private boolean registerRequested;
   /** Our credentials were refused since the last accepted session request. */
@@ -298,10 +300,29 @@ public final class SessionCoordinator {
 
   /** The session pulls run under, when pulling is allowed now: active, lease valid, not draining. */
   public Optional<SessionLease> pullPermit(long now) {
-    if (state != SessionState.ACTIVE || drainRequested || pullsStopped || leaseDeadline.reached(now)) {
+    if (state != SessionState.ACTIVE || drainRequested || pullsStopped || leaseDeadline.reached(now)
+        || leaseToConfirmFrom.isSet()) {
       return Optional.empty();
     }
     return Optional.of(new SessionLease(sessionId, generation));
+  }
+
+  /**
+   * The monotonic clock missed {@code lostNanos} (a suspend; {@link
+   * io.ql3.worker.runtime.cadence.ClockGapDetector}): the server's lease ran that much more than
+   * ours. The local lease deadline moves that much earlier (past it the session expires as
+   * usual), a heartbeat is due at once, and pulls wait until a heartbeat sent from now on is
+   * accepted.
+   */
+  public void clockGap(long lostNanos, long now) {
+    if (!state.isLive()) {
+      return;
+    }
+    leaseDeadline.earlier(lostNanos);
+    nextHeartbeatAt.set(now);
+    leaseToConfirmFrom.set(now);
+    lastProblem = "the monotonic clock missed " + lostNanos / NANOS_PER_MS + " ms (suspended?): lease re-validated";
+    expireIfPast(now);
   }
 
   /** The current or last session id; empty before the first register. */
@@ -539,6 +560,9 @@ public final class SessionCoordinator {
         heartbeatIntervalMs = resp.heartbeatIntervalMs();
         leaseDeadline.set(o.leaseBase + resp.leaseTtlMs() * NANOS_PER_MS);
         nextHeartbeatAt.set(now + heartbeatIntervalMs * NANOS_PER_MS);
+        if (leaseToConfirmFrom.reached(o.leaseBase)) {
+          leaseToConfirmFrom.clear(); // sent after the gap: the server's lease is known again
+        }
         if (state == SessionState.SUSPENDED) {
           move(SessionState.ACTIVE, "heartbeat accepted again");
         }
@@ -681,6 +705,7 @@ public final class SessionCoordinator {
       credentialsRefused = false;
     }
     if (next.isEnded() || next == SessionState.NONE) {
+      leaseToConfirmFrom.clear(); // a new session starts with a lease of its own
       // An outstanding request of an ended session is never resent.
       if (outstanding != null && outstanding.future == null) {
         outstanding = null;

@@ -137,6 +137,42 @@ class SessionAnswersTest {
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
   }
 
+  @Test
+  void aSuspendShorterThanTheLeaseHoldsPullsUntilAHeartbeatSentAfterItIsAccepted() {
+    active();
+    assertThat(coordinator.pullPermit(now)).isPresent();
+    advance(1_000);
+    coordinator.clockGap(5_000 * MS, now); // the ticker missed 5 s of the server's 15 s lease
+    assertThat(coordinator.pullPermit(now)).as("lease unknown until re-validated").isEmpty();
+    assertThat(coordinator.leaseRemaining(now).toMillis()).isEqualTo(L - 1_000 - 5_000);
+    client.script.add(heartbeatAccepted(2));
+    coordinator.tick(now); // the heartbeat is due at once
+    assertThat(client.sent).hasSize(2);
+    assertThat(client.sent.get(1)).startsWith("heartbeat");
+    coordinator.tick(now); // its answer
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    assertThat(coordinator.pullPermit(now)).isPresent();
+  }
+
+  @Test
+  void aSuspendLongerThanTheLeaseExpiresTheSessionAtOnce() {
+    active();
+    advance(1_000);
+    coordinator.clockGap(60_000 * MS, now);
+    assertThat(coordinator.state()).isEqualTo(SessionState.EXPIRED);
+    assertThat(coordinator.pullPermit(now)).isEmpty();
+  }
+
+  @Test
+  void theClockGapDetectorReportsOnlyWallTimeTheTickerDidNotSee() {
+    io.ql3.worker.runtime.cadence.ClockGapDetector d = new io.ql3.worker.runtime.cadence.ClockGapDetector(5_000 * MS);
+    assertThat(d.lost(0, 100_000)).isZero();
+    assertThat(d.lost(1_000 * MS, 101_000)).as("both advanced alike (also under SIGSTOP)").isZero();
+    assertThat(d.lost(2_000 * MS, 102_000 + 4_000)).as("below the threshold").isZero();
+    assertThat(d.lost(3_000 * MS, 107_000 + 60_000)).as("a 60 s suspend").isEqualTo(60_000 * MS);
+    assertThat(d.lost(4_000 * MS, 100_000)).as("the wall clock stepped back").isZero();
+  }
+
   /**
    * Defect 2: a heartbeat whose outcome is unknown, then refused for its credentials, is resent
    * with the identical bytes (not rebuilt with other slots): the lost try may have been applied,
