@@ -77,11 +77,10 @@ class Net:
             else:
                 run("ip", "netns", "exec", self.ns, "nft", "delete", "table", "inet", "q3s")
         elif on:
-            run("tc", "-n", self.ns, "qdisc", "add", "dev", self.ag_if, "clsact")
-            for way in ("ingress", "egress"):
-                run("tc", "-n", self.ns, "filter", "add", "dev", self.ag_if, way, "matchall", "action", "drop")
+            # Without nftables: a blackhole route drops what the agent sends, silently.
+            run("ip", "-n", self.ns, "route", "add", "blackhole", CP_IP + "/32")
         else:
-            run("tc", "-n", self.ns, "qdisc", "del", "dev", self.ag_if, "clsact")
+            run("ip", "-n", self.ns, "route", "del", "blackhole", CP_IP + "/32")
 
     def slow(self, on):
         """A 128 kbit/s link with a 400 ms queue (tbf: this kernel has no netem)."""

@@ -7,7 +7,7 @@
 #
 # Usage: bench/scripts/soak.sh [--seconds N] [--seed S] [--keep]   (root; default 180 s)
 # Needs a build (mvn -B -q -DskipTests package), python3, iproute2; installs nftables from
-# Debian's packages when `nft` is missing (the blackhole falls back to a tc drop filter).
+# Debian's packages when `nft` is missing (the blackhole falls back to a blackhole route).
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
@@ -16,7 +16,7 @@ command -v python3 >/dev/null 2>&1 || die "soak: needs python3"
 command -v ip >/dev/null 2>&1 || die "soak: needs iproute2 (apt-get install iproute2)"
 if ! command -v nft >/dev/null 2>&1; then
   (apt-get install -y -q nftables >/dev/null 2>&1 || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q nftables >/dev/null 2>&1; }) \
-    || echo "soak: nftables could not be installed; blackholes use a tc drop filter" >&2
+    || echo "soak: nftables could not be installed; blackholes use a blackhole route (outbound only)" >&2
 fi
 select_jdk
 [ -f agent-cli/target/agent-cli-0.1.0-SNAPSHOT.jar ] || die "soak: build first (mvn -B -q -DskipTests package)"
