@@ -30,10 +30,11 @@ class AllowListTest {
                         .isNotIn(String.class, CharSequence.class, URI.class, URL.class, byte[].class);
             }
         }
-        // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect).
+        // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect);
+        // abandonConnection drops the connection and sends nothing.
         assertThat(names).containsExactlyInAnyOrder("open", "register", "heartbeat", "transition", "pull", "longPoll",
                 "complete", "resend", "handshake",
-                "abortPulls", "connectionsOpened", "maxOpenSockets", "protocol", "close");
+                "abortPulls", "abandonConnection", "connectionsOpened", "maxOpenSockets", "protocol", "close");
     }
 
     @Test
