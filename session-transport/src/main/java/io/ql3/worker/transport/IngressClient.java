@@ -123,15 +123,6 @@ public final class IngressClient implements AutoCloseable {
     }
 
     /**
-     * Drops the current connection abortively (a TCP RST, nothing unsent delivered later): for a
-     * session whose local lease ran out with requests possibly stuck in a partitioned network.
-     * Requests in flight complete as outcome unknown; the next one reconnects.
-     */
-    public void abandonConnection() {
-        connection.abandon();
-    }
-
-    /**
      * One TLS handshake with the configured credentials and the same server verification as every
      * operation, and no request ({@code ql3-worker check --connect}). Completes with what was
      * negotiated, or exceptionally with a {@link TransportFailure} (connect refused or timed out,

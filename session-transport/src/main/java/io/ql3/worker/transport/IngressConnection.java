@@ -175,26 +175,6 @@ final class IngressConnection implements AutoCloseable {
         });
     }
 
-    /**
-     * Drops the current connection at once: an abortive close (SO_LINGER 0, a TCP RST) that
-     * discards what the kernel still holds unsent or unacknowledged, so a request written before
-     * can never reach the server later (after a partition, TCP would retransmit it for minutes).
-     * Exchanges in flight fail as reset (outcome unknown); the next request reconnects.
-     */
-    void abandon() {
-        loop.execute(() -> {
-            Channel ch = channel;
-            if (ch != null && ch.isOpen()) {
-                try {
-                    ch.config().setOption(io.netty.channel.ChannelOption.SO_LINGER, 0);
-                } catch (RuntimeException e) {
-                    // not a socket option this channel has: a plain close still drops the connection
-                }
-                ch.close();
-            }
-        });
-    }
-
     /** Number of sockets opened so far (each one TLS handshake). */
     int connectionsOpened() {
         return connectionsOpened.get();

@@ -30,11 +30,10 @@ class AllowListTest {
                         .isNotIn(String.class, CharSequence.class, URI.class, URL.class, byte[].class);
             }
         }
-        // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect);
-        // abandonConnection drops the connection and sends nothing.
+        // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect).
         assertThat(names).containsExactlyInAnyOrder("open", "register", "heartbeat", "transition", "pull", "longPoll",
                 "complete", "resend", "handshake",
-                "abortPulls", "abandonConnection", "connectionsOpened", "maxOpenSockets", "protocol", "close");
+                "abortPulls", "connectionsOpened", "maxOpenSockets", "protocol", "close");
     }
 
     @Test

@@ -91,35 +91,6 @@ class IngressClientEndToEndTest {
     }
 
     @Test
-    void anAbandonedConnectionFailsWhatItCarriedAsOutcomeUnknownAndTheNextRequestReconnects() throws Exception {
-        Fixture f = new Fixture(tmp);
-        CompletableFuture<TestServer.Reply> never = new CompletableFuture<>();
-        CompletableFuture<Void> pullArrived = new CompletableFuture<>();
-        try (TestServer server = f.serverBuilder().responder(r -> {
-                    if (r.path().endsWith("/pull")) {
-                        pullArrived.complete(null);
-                        return never;
-                    }
-                    return Fixture.vectorAnswer(r);
-                }).start();
-                IngressClient client = f.client(server)) {
-            assertThat(client.register(SESSION, RegisterRequest.parse(Vectors.request("register-edge.json")))
-                    .get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
-            CompletableFuture<IngressResult<PullResponse>> pull = client.pull(SESSION,
-                    PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT);
-            pullArrived.get(10, TimeUnit.SECONDS);
-
-            client.abandonConnection();
-
-            assertThat(pull.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.OUTCOME_UNKNOWN);
-            assertThat(client.heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
-                    .get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
-            assertThat(client.connectionsOpened()).isEqualTo(2);
-            assertThat(client.maxOpenSockets()).isEqualTo(1);
-        }
-    }
-
-    @Test
     void http11OnlyServerGetsEveryOperationSeriallyOnOneKeepAliveConnection() throws Exception {
         Fixture f = new Fixture(tmp);
         // Each answer is delayed; a request arriving while another is unanswered would be pipelining.

@@ -696,11 +696,6 @@ public final class WorkerAgent {
       if (to == SessionState.ACTIVE) {
         ingressFailed = false;
       }
-      if (to == SessionState.EXPIRED) {
-        // The lease ran out without an answer: whatever is still stuck in the network under this
-        // session must never arrive later (docs/reliability.md).
-        client.abandonConnection();
-      }
       if (to == SessionState.DRAINING) {
         journal.append(new JournalRecord.DrainBegun(session.sessionId().orElseThrow().value(), session.generation()));
       } else if (to == SessionState.OFFLINE) {
