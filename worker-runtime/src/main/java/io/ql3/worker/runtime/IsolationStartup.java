@@ -20,8 +20,9 @@ import java.util.Map;
 
 /**
  * Resolves run isolation for {@code run}: one log line saying which parts are in force, a warning
- * for each part that is not, the work root's and the journal's modes set against the run account
- * (whatever the umask was when they were made).
+ * for each part that is not, the work root's and the journal's modes set against the run accounts
+ * (whatever the umask was when they were made), and what runs of an earlier start left in the
+ * work root removed as their accounts.
  */
 public final class IsolationStartup {
 
@@ -34,7 +35,12 @@ public final class IsolationStartup {
   static Isolation open(AgentConfig config, EventLog log) throws IsolationException, IOException {
     Isolation isolation = resolve(config, IsolationHost.system());
     isolation.prepareWorkRoot(config.execution().workDir());
-    if (isolation.account().isPresent()) {
+    int left = isolation.sweepWorkDirectories(config.execution().workDir().resolve("runs"));
+    if (left > 0) {
+      log.error("isolation.leftovers", "left", left, "problem",
+          "work directories of runs of an earlier start could not be removed; their uids are not used");
+    }
+    if (isolation.accounts().isPresent()) {
       // Whatever the umask was when it was made: the journal is the agent's alone.
       Files.setAttribute(config.journal().dir(), "unix:mode", 0700, LinkOption.NOFOLLOW_LINKS);
     }

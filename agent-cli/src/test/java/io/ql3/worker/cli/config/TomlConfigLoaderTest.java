@@ -181,6 +181,27 @@ class TomlConfigLoaderTest {
   }
 
   @Test
+  void runsGetOneUidPerSlotFromTheBaseAndTheOldSharedAccountKeysAreRefusedWithTheRemedy() throws Exception {
+    String slots = MINIMAL.replaceAll("max-concurrent-runs = [0-9]+\n", "")
+        .replace("executors = [\"process\"]", "executors = [\"process\"]\nmax-concurrent-runs = 3");
+    AgentConfig d = loadEnabled(slots, AgentProfile.EDGE);
+    assertThat(d.execution().isolation().accounts().first()).isEqualTo(70_000);
+    assertThat(d.execution().isolation().accounts().last()).isEqualTo(70_002);
+    AgentConfig c = loadEnabled(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-uid-base = 200000"),
+        AgentProfile.EDGE);
+    assertThat(c.execution().isolation().accounts().toString()).isEqualTo("uids 200000-200002");
+    for (String bad : new String[] {"run-uid-base = 999", "run-uid-base = 2147483646"}) {
+      ConfigException e = refused(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\n" + bad),
+          AgentProfile.EDGE);
+      assertThat(e.key()).as(bad).isEqualTo("execution.run-uid-base");
+    }
+    ConfigException old = refused(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-user = \"ql3-run\""),
+        AgentProfile.EDGE);
+    assertThat(old.key()).isEqualTo("execution.run-user");
+    assertThat(old.getMessage()).contains("one uid of their own per slot").contains("run-uid-base").contains("remove the key");
+  }
+
+  @Test
   void aSignalStatusAsPermanentExitCodeIsAConfigurationErrorNotACrash() {
     ConfigException e =
         refused(MINIMAL.replace("executors = [\"process\"]", "executors = [\"process\"]\npermanent-exit-codes = [130]"), AgentProfile.EDGE);

@@ -32,7 +32,8 @@ class IsolationEndToEndTest {
     assumeTrue(root(), "switching runs to another account needs root (CI runs as root)");
     Files.setAttribute(dir, "unix:mode", 0711);
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
-      Path config = cp.agentConfig("isolation = \"required\"\nrun-user = \"nobody\"\nrun-group = \"nogroup\"");
+      long base = 4_000_000 + (ProcessHandle.current().pid() % 100_000) * 8;
+      Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = " + base);
       Files.setAttribute(config.getParent(), "unix:mode", 0711);
       Path key = Path.of(Files.readAllLines(config).stream().filter(l -> l.startsWith("private-key"))
           .findFirst().orElseThrow().replaceAll(".*= \"(.*)\"", "$1"));
@@ -41,7 +42,7 @@ class IsolationEndToEndTest {
       Path journal = config.resolveSibling("journal");
       try (InProcessAgent agent = InProcessAgent.start(config)) {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-        assertThat(agent.output()).contains("event=isolation.active").contains("user_switch=nobody(65534)");
+        assertThat(agent.output()).contains("event=isolation.active").contains("user_switch=").contains("uids " + base + "-" + (base + 1));
         String probe = "id -u; cat '" + key + "' 2>&1; cat '" + token + "' 2>&1; ls '" + journal + "' 2>&1; cat '"
             + config.resolveSibling("status.json") + "' 2>&1; echo x > '" + journal + "/planted' 2>&1; exit 0";
         List<String> ids = cp.submit(2, "process",
@@ -52,7 +53,7 @@ class IsolationEndToEndTest {
           Views.RunView v = cp.run(id);
           assertThat(v.outcome()).as(v.toString()).isEqualTo("succeeded");
           assertThat(v.completion())
-              .contains("65534")
+              .containsPattern("\"outputTail\":\"(" + base + "|" + (base + 1) + ")\\\\n")
               .contains("client.key: Permission denied")
               .contains("token: Permission denied")
               .contains("journal': Permission denied")
@@ -69,9 +70,10 @@ class IsolationEndToEndTest {
   }
 
   @Test
-  void requiredIsolationWithoutTheRunAccountExits78AndSendsNothing() throws Exception {
+  void requiredIsolationWithARunUidRangeThatIsTakenExits78AndSendsNothing() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
-      Path config = cp.agentConfig("isolation = \"required\"\nrun-user = \"ql3-no-such-user\"");
+      // 65533-65534 (edge: 2 slots) holds nobody(65534)
+      Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = 65533");
       java.util.Map<String, Long> before = cp.server.stats().snapshot();
       AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"));
       try {
@@ -82,7 +84,7 @@ class IsolationEndToEndTest {
         System.out.println(agent.output());
       }
       assertThat(agent.output()).contains("event=isolation.missing")
-          .contains("run user 'ql3-no-such-user' does not exist");
+          .contains("run uids 65533-65534").contains("nobody(65534)");
       assertThat(cp.server.stats().snapshot()).isEqualTo(before);
       assertThat(cp.answered("register")).isZero();
       assertThat(cp.answered("pull")).isZero();

@@ -1,6 +1,6 @@
 package io.ql3.worker.runtime.config;
 
-import io.ql3.worker.runtime.isolation.AccountLookup;
+import io.ql3.worker.runtime.isolation.RunAccounts;
 import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
 import io.ql3.worker.runtime.isolation.RunLimits;
@@ -275,10 +275,10 @@ public final class ConfigReader {
         t.optionalLong("output-log-bytes", 8 * MIB, new Bounds(64 * 1024, 1024 * MIB));
     return new Execution(
         workDir, slots, page, maxSpec, executors, permanent, drain, longPoll, logBytes,
-        readIsolation(t, profile));
+        readIsolation(t, profile, slots));
   }
 
-  private static IsolationSettings readIsolation(Table t, AgentProfile profile) throws ConfigException {
+  private static IsolationSettings readIsolation(Table t, AgentProfile profile, int slots) throws ConfigException {
     IsolationMode mode = IsolationMode.AUTO;
     Optional<String> m = t.optionalString("isolation");
     if (m.isPresent()) {
@@ -288,20 +288,20 @@ public final class ConfigReader {
         throw t.error("isolation", e.getMessage());
       }
     }
-    String user = t.optionalString("run-user").orElse(IsolationSettings.DEFAULT_RUN_USER);
-    if (!AccountLookup.NAME.matcher(user).matches()) {
-      throw t.error("run-user", "'" + user + "' is not a user name (" + AccountLookup.NAME.pattern() + ")");
+    for (String gone : new String[] {"run-user", "run-group"}) {
+      if (t.get(gone) != null) {
+        throw t.error(gone, "is no longer read: runs get one uid of their own per slot, from execution.run-uid-base"
+            + " (default " + RunAccounts.DEFAULT_BASE + "); remove the key");
+      }
     }
-    String group = t.optionalString("run-group").orElse(user);
-    if (!AccountLookup.NAME.matcher(group).matches()) {
-      throw t.error("run-group", "'" + group + "' is not a group name (" + AccountLookup.NAME.pattern() + ")");
-    }
+    long base = t.optionalLong("run-uid-base", RunAccounts.DEFAULT_BASE,
+        new Bounds(1000, RunAccounts.MAX_UID - slots + 1));
     RunLimits d = profile.runLimits();
     OptionalLong memory = sizeOrMax(t, "memory-max", d.memoryMaxBytes(), RunLimits::parseMemory);
     OptionalLong pids = sizeOrMax(t, "pids-max", d.pidsMax(), RunLimits::parsePids);
     int weight = (int) t.optionalLong("cpu-weight", d.cpuWeight(), new Bounds(1, 10_000));
     try {
-      return new IsolationSettings(mode, user, group, new RunLimits(memory, pids, weight));
+      return new IsolationSettings(mode, base, slots, new RunLimits(memory, pids, weight));
     } catch (IllegalArgumentException e) {
       throw t.error(e.getMessage().startsWith("memory") ? "memory-max" : "pids-max", e.getMessage());
     }

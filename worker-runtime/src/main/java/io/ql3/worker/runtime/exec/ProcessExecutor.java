@@ -4,13 +4,16 @@ import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.ProcessSpec;
 import io.ql3.worker.runtime.isolation.Isolation;
 import io.ql3.worker.runtime.isolation.IsolationHost;
+import io.ql3.worker.runtime.isolation.RunAccount;
 import java.io.File;
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * The built-in {@code process} executor: runs argv directly (no shell) as the leader of a new
@@ -87,31 +90,57 @@ final class ProcessExecutor implements Executor {
       throw new IllegalArgumentException("prepare called with a spec validate() refuses");
     }
     ProcessSpec process = (ProcessSpec) spec;
+    Optional<RunAccount> account;
     try {
-      return prepareIn(process, context);
+      account = isolation.acquireAccount();
+    } catch (IllegalStateException e) {
+      throw new PrepareFailedException(Failures.transientFailure("prepare_failed", e.getMessage()));
+    }
+    try {
+      return prepareIn(process, context, account);
     } catch (PrepareFailedException | RuntimeException e) {
-      isolation.closeWorkDirectory(context.workDirectory()); // the run account gets nothing back
+      account.ifPresent(isolation::releaseAccount); // nothing ran as it, no directory was made
       throw e;
     }
   }
 
-  private PreparedRun prepareIn(ProcessSpec process, ExecutionContext context) throws PrepareFailedException {
+  private PreparedRun prepareIn(ProcessSpec process, ExecutionContext context, Optional<RunAccount> account)
+      throws PrepareFailedException {
     Path workReal;
+    Path cwd;
+    Path launchDir;
+    String cwdBelow = null;
+    Path dir = context.workDirectory();
     try {
-      Path dir = context.workDirectory();
-      if (!Files.isDirectory(dir, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-        Files.createDirectories(dir.getParent());
-        Files.createDirectory(dir);
+      if (account.isPresent()) {
+        // The run's account makes its work directory at launch (Isolation's work stage): nobody
+        // else, the agent included, can enter it.
+        workReal = dir.getParent().toRealPath().resolve(dir.getFileName());
+        if (Files.exists(workReal, LinkOption.NOFOLLOW_LINKS)) {
+          throw new PrepareFailedException(Failures.transientFailure("prepare_failed",
+              "work directory " + dir + " exists already (left by an earlier run, removed at the next start)"));
+        }
+      } else {
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+          Files.createDirectories(dir.getParent());
+          Files.createDirectory(dir);
+        }
+        workReal = dir.toRealPath();
       }
-      isolation.openWorkDirectory(dir);
-      workReal = dir.toRealPath();
     } catch (IOException e) {
       throw new PrepareFailedException(
           Failures.transientFailure(
               "prepare_failed", "cannot create work directory " + context.workDirectory() + ": " + e),
           e);
     }
-    Path cwd = WorkingDirectory.resolve(workReal, process.cwd(), isolation::openWorkDirectory);
+    if (account.isPresent()) {
+      cwdBelow = process.cwd() == null ? null : WorkingDirectory.lexical(workReal, process.cwd());
+      cwd = cwdBelow == null ? workReal : workReal.resolve(cwdBelow);
+      launchDir = workReal.getParent();
+    } else {
+      cwd = WorkingDirectory.resolve(workReal, process.cwd());
+      launchDir = cwd;
+    }
     Map<String, String> env =
         ChildEnvironment.build(settings, agentEnvironment, process.env(), context, workReal);
     CommandLookup.check(process.argv().get(0), cwd, env.get("PATH"));
@@ -124,7 +153,7 @@ final class ProcessExecutor implements Executor {
     // The helpers get a fixed environment: the run's own starts at its program (Isolation).
     ProcessBuilder builder =
         new ProcessBuilder(process.argv())
-            .directory(cwd.toFile())
+            .directory(launchDir.toFile())
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")));
     builder.environment().clear();
@@ -139,6 +168,7 @@ final class ProcessExecutor implements Executor {
               "prepare_failed", "cannot create output log " + context.outputLog() + ": " + e),
           e);
     }
-    return new ProcessRun(context, settings, isolation, observer, process.argv(), env, builder, log);
+    return new ProcessRun(context, settings, isolation, observer, new ProcessRun.Launch(account, workReal, cwdBelow,
+        process.argv(), env, builder), log);
   }
 }

@@ -3,10 +3,12 @@ package io.ql3.worker.runtime.exec;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.Outcome;
 import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.RunAccount;
 import io.ql3.worker.runtime.isolation.RunCgroup;
 import io.ql3.worker.runtime.isolation.RunUsage;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.time.Instant;
 import java.util.EnumMap;
 import java.util.EnumSet;
@@ -59,9 +61,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
   private final ProcessExecutorSettings settings;
   private final Isolation isolation;
   private final RunObserver observer;
-  private final List<String> argv;
-  private final Map<String, String> runEnvironment;
-  private final ProcessBuilder builder;
+  private final Launch launch;
   private final RotatingLog log;
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
 
@@ -89,18 +89,27 @@ final class ProcessRun implements PreparedRun, RunHandle {
       ProcessExecutorSettings settings,
       Isolation isolation,
       RunObserver observer,
-      List<String> argv,
-      Map<String, String> runEnvironment,
-      ProcessBuilder builder,
+      Launch launch,
       RotatingLog log) {
     this.context = context;
     this.settings = settings;
     this.isolation = isolation;
     this.observer = observer;
-    this.argv = List.copyOf(argv);
-    this.runEnvironment = new java.util.TreeMap<>(runEnvironment);
-    this.builder = builder;
+    this.launch = launch;
     this.log = log;
+  }
+
+  /**
+   * What prepare decided: the run's account (held until its work directory is gone), its work
+   * directory (made by the account at launch when there is one), the cwd below it, argv, the
+   * run's environment and the builder (directory and helper environment set).
+   */
+  record Launch(Optional<RunAccount> account, Path workDir, String cwdBelow, List<String> argv,
+      Map<String, String> environment, ProcessBuilder builder) {
+    Launch {
+      argv = List.copyOf(argv);
+      environment = new java.util.TreeMap<>(environment);
+    }
   }
 
   State state() {
@@ -123,7 +132,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
         // Never start what is already cancelled.
         move(State.COMPLETED);
         closeLog();
-        isolation.closeWorkDirectory(context.workDirectory());
+        launch.account().ifPresent(isolation::releaseAccount); // nothing ran as it
         Failure why = context.cancellation().reason().orElse(CancellationSignal.DEFAULT_REASON);
         result.complete(
             ExecutionResult.cancelled(
@@ -143,7 +152,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
       }
       Process p;
       try {
-        p = builder.command(isolation.command(cgroup, settings.setsid(), argv, runEnvironment)).start();
+        p = launch.builder().command(isolation.command(cgroup, launch.account(), settings.setsid(),
+            launch.workDir(), launch.cwdBelow(), launch.argv(), launch.environment())).start();
       } catch (IOException | RuntimeException e) {
         cgroup.ifPresent(RunCgroup::remove);
         failLaunch("spawn_failed", "cannot start the process: " + e.getMessage());
@@ -177,7 +187,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
     timeoutTask.cancel();
     timeoutTask = null;
     closeLog();
-    isolation.closeWorkDirectory(context.workDirectory());
+    launch.account().ifPresent(isolation::releaseAccount); // nothing ran as it
     result.complete(ExecutionResult.failed(Failures.transientFailure(code, message), 0));
   }
 
@@ -190,7 +200,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       move(State.DISCARDED);
     }
     closeLog();
-    isolation.closeWorkDirectory(context.workDirectory());
+    launch.account().ifPresent(isolation::releaseAccount); // nothing ran as it
   }
 
   // ---- RunHandle
@@ -327,7 +337,6 @@ final class ProcessRun implements PreparedRun, RunHandle {
               + " ms after the run was killed (a process left its group?); reporting what was captured");
     }
     RunUsage usage = processes.release();
-    isolation.closeWorkDirectory(context.workDirectory());
     OutputCapture.Snapshot out = c.snapshot();
     ExecutionResult mapped =
         ProcessOutcomes.map(
@@ -359,7 +368,31 @@ final class ProcessRun implements PreparedRun, RunHandle {
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "run " + context.runId() + ": usage observer failed: " + e);
     }
-    result.complete(mapped);
+    ExecutionResult done = mapped;
+    removeWorkDirectory().whenComplete((v, e) -> result.complete(done));
+  }
+
+  /**
+   * With a run account: removes the work directory as that account, then gives the account back,
+   * or retires it when something is left (the next run with that uid could read it). The run
+   * completes after this, so its slot frees only once nothing of it is left.
+   */
+  private CompletableFuture<Void> removeWorkDirectory() {
+    if (launch.account().isEmpty()) {
+      return CompletableFuture.completedFuture(null);
+    }
+    RunAccount account = launch.account().get();
+    return isolation.removeWorkDirectory(account, launch.workDir()).handle((gone, error) -> {
+      if (Boolean.TRUE.equals(gone)) {
+        isolation.releaseAccount(account);
+      } else {
+        isolation.retireAccount(account);
+        LOG.log(Level.ERROR, "run " + context.runId() + ": its work directory " + launch.workDir()
+            + " could not be removed as " + account + "; that uid is not given to another run until the agent"
+            + " restarts (the start removes it)");
+      }
+      return null;
+    });
   }
 
   // ---- helpers
@@ -382,14 +415,13 @@ final class ProcessRun implements PreparedRun, RunHandle {
         all.kill();
         all.release(); // removes the cgroup when it is empty already; else the next start's sweep does
       }
-      isolation.closeWorkDirectory(context.workDirectory());
       OutputCapture c = capture;
       if (c != null) {
         c.detach();
       }
-      result.complete(
-          ExecutionResult.failed(
-              Failures.transientFailure("executor_error", "process executor failure: " + e), 0));
+      ExecutionResult failed = ExecutionResult.failed(
+          Failures.transientFailure("executor_error", "process executor failure: " + e), 0);
+      removeWorkDirectory().whenComplete((v, ex) -> result.complete(failed));
     }
   }
 

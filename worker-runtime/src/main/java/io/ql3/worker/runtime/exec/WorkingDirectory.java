@@ -18,21 +18,13 @@ final class WorkingDirectory {
 
   /**
    * @param workReal the work directory, already a real path (symlinks resolved)
-   * @param opener hands each directory it creates to the run account
    * @return the real path of the directory to run in
    */
-  static Path resolve(Path workReal, String cwd, DirectoryOpener opener) throws PrepareFailedException {
+  static Path resolve(Path workReal, String cwd) throws PrepareFailedException {
     if (cwd == null) {
       return workReal;
     }
-    String problem = cwdProblem(cwd);
-    if (problem != null) {
-      throw escape("cwd " + problem);
-    }
-    Path target = workReal.resolve(cwd).normalize();
-    if (!target.startsWith(workReal)) {
-      throw escape("cwd " + cwd + " leaves the work directory");
-    }
+    Path target = workReal.resolve(lexical(workReal, cwd)).normalize();
     Path current = workReal;
     try {
       for (Path name : workReal.relativize(target)) {
@@ -40,7 +32,6 @@ final class WorkingDirectory {
         if (!Files.exists(next, LinkOption.NOFOLLOW_LINKS)) {
           try {
             Files.createDirectory(next);
-            opener.open(next);
           } catch (FileAlreadyExistsException raced) {
             // created meanwhile: checked below like any existing entry
           }
@@ -62,6 +53,24 @@ final class WorkingDirectory {
           e);
     }
     return current;
+  }
+
+  /**
+   * The lexical half of {@link #resolve}, for a work directory that does not exist yet (a run
+   * account creates it, and its cwd, as itself: nothing is there to lead elsewhere).
+   *
+   * @return {@code cwd} normalized, relative to the work directory ("" for the directory itself)
+   */
+  static String lexical(Path workReal, String cwd) throws PrepareFailedException {
+    String problem = cwdProblem(cwd);
+    if (problem != null) {
+      throw escape("cwd " + problem);
+    }
+    Path target = workReal.resolve(cwd).normalize();
+    if (!target.startsWith(workReal)) {
+      throw escape("cwd " + cwd + " leaves the work directory");
+    }
+    return workReal.relativize(target).toString();
   }
 
   /**
@@ -92,10 +101,5 @@ final class WorkingDirectory {
 
   private static PrepareFailedException escape(String message) {
     return new PrepareFailedException(Failures.permanent("cwd_outside_work_dir", message));
-  }
-
-  /** What is done to each directory created for the run (see Isolation#openWorkDirectory). */
-  interface DirectoryOpener {
-    void open(Path dir) throws IOException;
   }
 }

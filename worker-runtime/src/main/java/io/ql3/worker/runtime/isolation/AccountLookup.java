@@ -3,88 +3,76 @@ package io.ql3.worker.runtime.isolation;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
-import java.util.OptionalLong;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.regex.Pattern;
 
 /**
- * Resolves user and group names to numeric ids through the host's name service ({@code getent},
- * so NSS sources count, not only {@code /etc/passwd}). Called once at start, never per run.
+ * The host's named accounts, through its name service ({@code getent}, so NSS sources count, not
+ * only {@code /etc/passwd}; a source that does not enumerate, such as sssd with
+ * {@code enumerate = false}, is not seen). Asked once at start, never per run: the run uid range
+ * must not hold a named user or group.
  */
 public interface AccountLookup {
 
-  /** The uid of {@code user}, empty when there is no such user. */
-  OptionalLong uid(String user) throws IOException;
+  /** Users whose uid is in {@code first..last}, as {@code name(uid)}. */
+  List<String> usersIn(long first, long last) throws IOException;
 
-  /** The primary gid of {@code user}, empty when there is no such user. */
-  OptionalLong primaryGid(String user) throws IOException;
+  /** Groups whose gid is in {@code first..last}, as {@code name(gid)}. */
+  List<String> groupsIn(long first, long last) throws IOException;
 
-  /** The gid of {@code group}, empty when there is no such group. */
-  OptionalLong gid(String group) throws IOException;
-
-  /** Account and group names: what {@code useradd} and systemd-sysusers accept. */
-  Pattern NAME = Pattern.compile("^[a-z_][a-z0-9_-]{0,31}$");
-
-  /** The host's name service through {@code getent}. */
+  /** The host's name service through {@code getent passwd} and {@code getent group}. */
   static AccountLookup system() {
     return new AccountLookup() {
       @Override
-      public OptionalLong uid(String user) throws IOException {
-        return field(getent("passwd", user), 2);
+      public List<String> usersIn(long first, long last) throws IOException {
+        return inRange(getent("passwd"), first, last);
       }
 
       @Override
-      public OptionalLong primaryGid(String user) throws IOException {
-        return field(getent("passwd", user), 3);
-      }
-
-      @Override
-      public OptionalLong gid(String group) throws IOException {
-        return field(getent("group", group), 2);
+      public List<String> groupsIn(long first, long last) throws IOException {
+        return inRange(getent("group"), first, last);
       }
     };
   }
 
-  private static String getent(String database, String name) throws IOException {
-    if (!NAME.matcher(name).matches()) {
-      return null;
-    }
+  private static String getent(String database) throws IOException {
     Process p =
-        new ProcessBuilder("getent", database, "--", name)
+        new ProcessBuilder("getent", database)
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
     String out;
     try (InputStream in = p.getInputStream()) {
-      out = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
+      out = new String(in.readAllBytes(), StandardCharsets.UTF_8);
     }
     try {
       if (!p.waitFor(10, TimeUnit.SECONDS)) {
         p.destroyForcibly();
-        throw new IOException("getent " + database + " " + name + " did not answer in 10 s");
+        throw new IOException("getent " + database + " did not answer in 10 s");
       }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IOException("interrupted while running getent", e);
     }
-    // 2: no such key; anything else non-zero: the lookup itself failed.
-    if (p.exitValue() == 2) {
-      return null;
+    if (p.exitValue() != 0 && p.exitValue() != 2) {
+      throw new IOException("getent " + database + " exited " + p.exitValue() + ": " + out.trim());
     }
-    if (p.exitValue() != 0) {
-      throw new IOException("getent " + database + " " + name + " exited " + p.exitValue() + ": " + out.trim());
-    }
-    return out.lines().findFirst().orElse(null);
+    return out;
   }
 
-  private static OptionalLong field(String line, int index) {
-    if (line == null) {
-      return OptionalLong.empty();
+  /** The entries of a passwd or group listing whose third field is in range. */
+  static List<String> inRange(String listing, long first, long last) {
+    List<String> found = new ArrayList<>();
+    for (String line : listing.split("\n")) {
+      String[] f = line.split(":", -1);
+      if (f.length > 2 && f[2].matches("[0-9]{1,10}")) {
+        long id = Long.parseLong(f[2]);
+        if (id >= first && id <= last) {
+          found.add(f[0] + "(" + id + ")");
+        }
+      }
     }
-    String[] f = line.split(":", -1);
-    if (f.length <= index || !f[index].matches("[0-9]{1,10}")) {
-      return OptionalLong.empty();
-    }
-    return OptionalLong.of(Long.parseLong(f[index]));
+    return found;
   }
 }

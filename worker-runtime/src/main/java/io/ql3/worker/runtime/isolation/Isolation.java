@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime.isolation;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -9,23 +10,31 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.OptionalLong;
+import java.util.TreeMap;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The isolation in force for this agent's runs, resolved once at start from the configuration and
- * the host: which account runs execute as (a user switch through {@code setpriv}), and whether
- * each run gets its own cgroup. The trust boundary per mode is the table in docs/executors.md,
- * "Isolation".
+ * the host: whether runs switch to accounts of their own (one uid per slot, {@link RunAccounts},
+ * through {@code setpriv}), and whether each run gets its own cgroup. The trust boundary per mode
+ * is the table in docs/executors.md, "Isolation".
  *
  * <p>A run is launched as {@code sh -c 'umask 007; echo $$ >PROCS; exec "$@"'} (its own cgroup
  * before any of its code runs) {@code setsid --} (its own session and process group)
- * {@code setpriv [--reuid --regid --clear-groups] --inh-caps=-all --ambient-caps=-all
- * --bounding-set=-all --no-new-privs --} (the run account; no capability and no way to gain one,
- * also when runs keep the agent's user) {@code env -i NAME=VALUE… } then the run's argv. Every
- * helper ends its options with {@code --} ({@code env} takes assignments up to the program, so
- * argv[0] must not contain {@code =}). The helpers run with {@link #HELPER_ENVIRONMENT} only: the
- * run's own environment ({@code LD_PRELOAD}, {@code SHELLOPTS}…) exists only from the final
- * {@code execve} on, after every capability is gone.
+ * {@code setpriv [--reuid=U --regid=U --clear-groups] --inh-caps=-all --ambient-caps=-all
+ * --bounding-set=-all --no-new-privs --} (the run's account; no capability and no way to gain
+ * one, also when runs keep the agent's user) [{@code sh -c WORK_STAGE DIR CWD}: as the run's
+ * account, creates its work directory, mode 0700, and its cwd, and enters it] {@code env -i
+ * NAME=VALUE… } then the run's argv. Every helper ends its options with {@code --} ({@code env}
+ * takes assignments up to the program, so argv[0] must not contain {@code =}). The helpers run
+ * with {@link #HELPER_ENVIRONMENT} only: the run's own environment ({@code LD_PRELOAD},
+ * {@code SHELLOPTS}…) exists only from the final {@code execve} on, after every capability is
+ * gone.
+ *
+ * <p>With a user switch the work directory belongs to the run's account and nobody else can
+ * enter it; the agent cannot either, so it removes it by starting {@code rm} as that account
+ * ({@link #removeWorkDirectory}) before the account goes to another run.
  */
 public final class Isolation {
 
@@ -38,19 +47,27 @@ public final class Isolation {
       "umask 007; echo $$ >\"$0\" || { echo \"ql3-worker: cannot enter the run's cgroup $0\" >&2; exit 125; };"
           + " exec \"$@\"";
   private static final String ENTRY_WITHOUT_CGROUP = "umask 007; exec \"$@\"";
+  /** As the run's account: $0 the work directory (new, 0700), $1 the cwd below it or empty. */
+  private static final String WORK_STAGE =
+      "mkdir -m 0700 -- \"$0\" && cd -- \"$0\" && { [ -z \"$1\" ] || { mkdir -p -- \"$1\" && cd -- \"$1\"; }; }"
+          + " || { echo \"ql3-worker: cannot create the work directory $0 (cwd '$1')\" >&2; exit 125; }; shift; exec \"$@\"";
+  /** As the run's account: removes each argument's tree, also what the run made unreadable. */
+  private static final String REMOVE_STAGE =
+      "s=0; for d in \"$0\" \"$@\"; do chmod -R u+rwx -- \"$d\" 2>/dev/null; rm -rf -- \"$d\" || s=1; done; exit $s";
+  private static final System.Logger LOG = System.getLogger(Isolation.class.getName());
 
   private final IsolationMode mode;
-  private final Optional<RunAccount> account;
+  private final Optional<RunAccounts> accounts;
   private final Optional<CgroupSubtree> cgroups;
   private final Map<String, String> inactive; // part -> why not active
   private final Path setpriv;
   private final Path shell;
   private final Path env;
 
-  private Isolation(IsolationMode mode, Optional<RunAccount> account, Optional<CgroupSubtree> cgroups,
+  private Isolation(IsolationMode mode, Optional<RunAccounts> accounts, Optional<CgroupSubtree> cgroups,
       Map<String, String> inactive, IsolationHost host) {
     this.mode = mode;
-    this.account = account;
+    this.accounts = accounts;
     this.cgroups = cgroups;
     this.inactive = Map.copyOf(inactive);
     this.setpriv = host.setpriv();
@@ -78,17 +95,19 @@ public final class Isolation {
       return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(), none().inactive, host);
     }
     Map<String, String> inactive = new LinkedHashMap<>();
-    Optional<RunAccount> account = Optional.empty();
-    try {
-      account = userSwitch(settings, host, workDir);
-    } catch (Missing m) {
-      inactive.put("user_switch", m.getMessage());
-    }
+    // The cgroup first: opening it kills what an earlier agent of this journal left running, so the
+    // run uids are free again when the user switch checks that no process uses them.
     Optional<CgroupSubtree> cgroups = Optional.empty();
     try {
       cgroups = Optional.of(cgroup(settings, host, runsName));
     } catch (Missing m) {
       inactive.put("cgroup", m.getMessage());
+    }
+    Optional<RunAccounts> accounts = Optional.empty();
+    try {
+      accounts = Optional.of(userSwitch(settings, host, workDir));
+    } catch (Missing m) {
+      inactive.put("user_switch", m.getMessage());
     }
     if (settings.mode() == IsolationMode.REQUIRED && !inactive.isEmpty()) {
       cgroups.ifPresent(CgroupSubtree::close);
@@ -96,33 +115,37 @@ public final class Isolation {
       inactive.forEach((part, why) -> missing.add(part + ": " + why));
       throw new IsolationException(missing);
     }
-    return new Isolation(settings.mode(), account, cgroups, inactive, host);
+    return new Isolation(settings.mode(), accounts, cgroups, inactive, host);
   }
 
-  private static Optional<RunAccount> userSwitch(IsolationSettings s, IsolationHost host, Path workDir)
+  private static RunAccounts userSwitch(IsolationSettings s, IsolationHost host, Path workDir)
       throws Missing {
+    RunAccounts range = s.accounts();
     ProcessIdentity self;
-    OptionalLong uid;
-    OptionalLong gid;
     try {
       self = ProcessIdentity.read(host.selfStatus());
-      uid = host.accounts().uid(s.runUser());
-      gid = host.accounts().gid(s.runGroup());
     } catch (IOException e) {
-      throw new Missing("cannot look up the run account: " + e.getMessage());
+      throw new Missing("cannot read " + host.selfStatus() + ": " + e.getMessage());
     }
-    if (uid.isEmpty()) {
-      throw new Missing("run user '" + s.runUser() + "' does not exist (execution.run-user; the package's"
-          + " sysusers file creates ql3-run: systemd-sysusers)");
+    String ids = "run uids " + range.first() + "-" + range.last() + " (execution.run-uid-base, one per slot)";
+    if (range.contains(self.uid()) || range.contains(self.gid())
+        || self.groups().stream().anyMatch(range::contains)) {
+      throw new Missing(ids + " include the agent's own uid " + self.uid() + " or one of its groups");
     }
-    if (gid.isEmpty()) {
-      throw new Missing("run group '" + s.runGroup() + "' does not exist (execution.run-group)");
+    try {
+      List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
+      named.addAll(host.accounts().groupsIn(range.first(), range.last()));
+      if (!named.isEmpty()) {
+        throw new Missing(ids + " hold named accounts: " + String.join(" ", named)
+            + " (choose a free range: execution.run-uid-base)");
+      }
+    } catch (IOException e) {
+      throw new Missing("cannot list the host's accounts: " + e.getMessage());
     }
-    if (uid.getAsLong() == 0 || gid.getAsLong() == 0) {
-      throw new Missing("run user/group '" + s.runUser() + ":" + s.runGroup() + "' is root: runs never run as root");
-    }
-    if (uid.getAsLong() == self.uid()) {
-      throw new Missing("run user '" + s.runUser() + "' is the agent's own user (uid " + self.uid() + ")");
+    String busy = processInRange(host.proc(), range);
+    if (busy != null) {
+      throw new Missing(ids + " are in use: " + busy
+          + " (another worker on this host with an overlapping execution.run-uid-base?)");
     }
     if (!self.isRoot()) {
       List<String> caps = new ArrayList<>();
@@ -136,10 +159,6 @@ public final class Isolation {
         throw new Missing("the agent (uid " + self.uid() + ") lacks " + String.join(" ", caps)
             + " (the packaged unit grants them as AmbientCapabilities=)");
       }
-      if (!self.inGroup(gid.getAsLong())) {
-        throw new Missing("the agent is not a member of the run group '" + s.runGroup()
-            + "' (needed to hand each run its work directory; the unit sets SupplementaryGroups=)");
-      }
     }
     if (!Files.isExecutable(host.setpriv())) {
       throw new Missing(host.setpriv() + " (util-linux setpriv) is missing");
@@ -151,7 +170,44 @@ public final class Isolation {
     if (unreachable != null) {
       throw new Missing(unreachable);
     }
-    return Optional.of(new RunAccount(s.runUser(), uid.getAsLong(), s.runGroup(), gid.getAsLong()));
+    return range;
+  }
+
+  /** A zombie holds a pid, nothing else: its parent (here often PID 1) has not reaped it yet. */
+  private static boolean isZombie(Path pid) {
+    try {
+      String stat = Files.readString(pid.resolve("stat"));
+      int end = stat.lastIndexOf(')');
+      char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
+      return state == 'Z' || state == 'X';
+    } catch (IOException | RuntimeException gone) {
+      return true; // exited meanwhile
+    }
+  }
+
+  /** A live process (not a zombie) whose uid is one of the range's, as "pid P (uid U, comm)", or null. */
+  private static String processInRange(Path proc, RunAccounts range) {
+    try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, "[0-9]*")) {
+      for (Path pid : pids) {
+        try {
+          int uid = (Integer) Files.getAttribute(pid, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+          if (range.contains(uid) && !isZombie(pid)) {
+            String comm = "";
+            try {
+              comm = ", " + Files.readString(pid.resolve("comm")).strip();
+            } catch (IOException | RuntimeException gone) {
+              // exited meanwhile
+            }
+            return "pid " + pid.getFileName() + " (uid " + uid + comm + ")";
+          }
+        } catch (IOException | RuntimeException gone) {
+          // exited meanwhile
+        }
+      }
+    } catch (IOException e) {
+      return null; // no /proc to look at: nothing known to be in use
+    }
+    return null;
   }
 
   /** The first ancestor of the work directory the run account cannot traverse, or null. */
@@ -214,9 +270,33 @@ public final class Isolation {
     return mode;
   }
 
-  /** The account runs switch to; empty when they run as the agent's user. */
-  public Optional<RunAccount> account() {
-    return account;
+  /** The accounts runs switch to; empty when they run as the agent's user. */
+  public Optional<RunAccounts> accounts() {
+    return accounts;
+  }
+
+  /**
+   * An account for one run, held until {@link #releaseAccount}; empty when runs keep the agent's
+   * user.
+   *
+   * @throws IllegalStateException every account is held or retired (more runs than slots)
+   */
+  public Optional<RunAccount> acquireAccount() {
+    if (accounts.isEmpty()) {
+      return Optional.empty();
+    }
+    return Optional.of(accounts.get().acquire().orElseThrow(() -> new IllegalStateException(
+        "no free run account among " + accounts.get() + " (" + accounts.get().free() + " free)")));
+  }
+
+  /** Gives a run's account back (its processes and work directory are gone). */
+  public void releaseAccount(RunAccount account) {
+    accounts.ifPresent(a -> a.release(account));
+  }
+
+  /** Never hands a run's account out again in this process (its work directory could not be removed). */
+  public void retireAccount(RunAccount account) {
+    accounts.ifPresent(a -> a.retire(account));
   }
 
   /** The agent's run cgroup subtree; empty when runs get no cgroup. */
@@ -236,7 +316,7 @@ public final class Isolation {
   public Map<String, String> describe() {
     Map<String, String> d = new LinkedHashMap<>();
     d.put("mode", mode.configName());
-    d.put("user_switch", account.map(RunAccount::toString).orElse("no"));
+    d.put("user_switch", accounts.map(RunAccounts::toString).orElse("no"));
     d.put("cgroup", cgroups.map(c -> c.runsCgroup().dir().toString()).orElse("no"));
     d.put("controllers", cgroups.map(c -> c.controllers().isEmpty() ? "none" : String.join(",", c.controllers()))
         .orElse("none"));
@@ -248,7 +328,7 @@ public final class Isolation {
   /** For the metric: {@code user_switch}, {@code cgroup}, {@code cpu}, {@code memory}, {@code pids} → in force. */
   public Map<String, Boolean> parts() {
     Map<String, Boolean> p = new LinkedHashMap<>();
-    p.put("user_switch", account.isPresent());
+    p.put("user_switch", accounts.isPresent());
     p.put("cgroup", cgroups.isPresent());
     for (String c : List.of("cpu", "memory", "pids")) {
       p.put(c, cgroups.map(t -> t.controllers().contains(c)).orElse(false));
@@ -279,18 +359,21 @@ public final class Isolation {
 
   /**
    * The command that starts {@code argv} with {@code runEnvironment}, isolated: entry helper,
-   * {@code setsid}, {@code setpriv}, {@code env -i}, then argv verbatim. Start it with
-   * {@link #HELPER_ENVIRONMENT} as its environment.
+   * {@code setsid}, {@code setpriv}, with an account the work stage (which creates
+   * {@code workDir} and {@code cwd} below it as that account), {@code env -i}, then argv verbatim.
+   * Start it with {@link #HELPER_ENVIRONMENT} as its environment, in a directory the account can
+   * traverse (the parent of {@code workDir}).
    *
+   * @param cwd the spec's relative cwd (already checked), or null for the work directory itself
    * @throws IllegalArgumentException when argv[0] contains {@code =} (env would read it as an
    *     assignment; {@link #checkProgramName} says so at prepare)
    */
-  public List<String> command(
-      Optional<RunCgroup> cgroup, Path setsid, List<String> argv, Map<String, String> runEnvironment) {
+  public List<String> command(Optional<RunCgroup> cgroup, Optional<RunAccount> account, Path setsid,
+      Path workDir, String cwd, List<String> argv, Map<String, String> runEnvironment) {
     if (checkProgramName(argv.get(0)) != null) {
       throw new IllegalArgumentException(checkProgramName(argv.get(0)));
     }
-    List<String> c = new ArrayList<>(argv.size() + runEnvironment.size() + 16);
+    List<String> c = new ArrayList<>(argv.size() + runEnvironment.size() + 20);
     if (cgroup.isPresent()) {
       c.add(shell.toString());
       c.add("-c");
@@ -306,13 +389,19 @@ public final class Isolation {
     c.add("--");
     c.add(setpriv.toString());
     if (account.isPresent()) {
-      RunAccount a = account.get();
-      c.add("--reuid=" + a.uid());
-      c.add("--regid=" + a.gid());
+      c.add("--reuid=" + account.get().uid());
+      c.add("--regid=" + account.get().gid());
       c.add("--clear-groups");
     }
     c.addAll(DROP_PRIVILEGES);
     c.add("--");
+    if (account.isPresent()) {
+      c.add(shell.toString());
+      c.add("-c");
+      c.add(WORK_STAGE);
+      c.add(workDir.toString());
+      c.add(cwd == null ? "" : cwd);
+    }
     c.add(env.toString());
     c.add("-i");
     for (Map.Entry<String, String> e : runEnvironment.entrySet()) {
@@ -330,35 +419,101 @@ public final class Isolation {
   }
 
   /**
-   * Hands a freshly created work directory to the run: group = the run group, mode 0770 (the
-   * agent keeps ownership, so it can close and remove it; no setgid bit, which the unit's
-   * RestrictSUIDSGID= forbids: what the run creates gets its own group anyway). No change
-   * without a user switch.
+   * Removes a run's work directory as the run's account (the only one that can enter it),
+   * including what the run made unreadable, then says whether it is gone. Nothing is started when
+   * there is nothing to remove. The future completes on the JDK's process reaper.
    */
-  public void openWorkDirectory(Path dir) throws IOException {
-    if (account.isPresent()) {
-      Files.setAttribute(dir, "unix:gid", (int) account.get().gid(), LinkOption.NOFOLLOW_LINKS);
-      Files.setAttribute(dir, "unix:mode", 0770, LinkOption.NOFOLLOW_LINKS);
+  public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir) {
+    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      return CompletableFuture.completedFuture(true);
+    }
+    try {
+      Process p = removal(account, List.of(dir)).start();
+      return p.onExit().thenApply(done -> !Files.exists(dir, LinkOption.NOFOLLOW_LINKS));
+    } catch (IOException | RuntimeException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot start the removal of " + dir + " as " + account + ": " + e);
+      return CompletableFuture.completedFuture(false);
     }
   }
 
-  /** Takes the work directory back from the run account once the run is over (mode 0700). */
-  public void closeWorkDirectory(Path dir) {
-    if (account.isPresent()) {
-      try {
-        Files.setAttribute(dir, "unix:mode", 0700, LinkOption.NOFOLLOW_LINKS);
-      } catch (IOException | RuntimeException e) {
-        // The directory is gone already, or was never made.
-      }
-    }
+  private ProcessBuilder removal(RunAccount account, List<Path> dirs) {
+    List<String> c = new ArrayList<>();
+    c.add(setpriv.toString());
+    c.add("--reuid=" + account.uid());
+    c.add("--regid=" + account.gid());
+    c.add("--clear-groups");
+    c.addAll(DROP_PRIVILEGES);
+    c.add("--");
+    c.add(shell.toString());
+    c.add("-c");
+    c.add(REMOVE_STAGE);
+    dirs.forEach(d -> c.add(d.toString()));
+    ProcessBuilder b = new ProcessBuilder(c)
+        .directory(dirs.get(0).getParent().toFile())
+        .redirectErrorStream(true)
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    b.environment().clear();
+    b.environment().putAll(HELPER_ENVIRONMENT);
+    return b;
   }
 
   /**
-   * Sets the modes of the work root for the run account: {@code WORK} and {@code WORK/runs}
-   * traversable but not listable (0711), {@code WORK/logs} private (0700).
+   * At start, before any run: removes every entry of {@code runsDir} that belongs to one of the run
+   * uids (what runs of an agent that died left), as its owner, and returns how many are left.
+   */
+  public int sweepWorkDirectories(Path runsDir) {
+    if (accounts.isEmpty() || !Files.isDirectory(runsDir, LinkOption.NOFOLLOW_LINKS)) {
+      return 0;
+    }
+    Map<Long, List<Path>> byOwner = new TreeMap<>();
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(runsDir)) {
+      for (Path e : entries) {
+        try {
+          long uid = (Integer) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+          if (accounts.get().contains(uid)) {
+            byOwner.computeIfAbsent(uid, u -> new ArrayList<>()).add(e);
+          }
+        } catch (IOException | RuntimeException gone) {
+          // removed meanwhile
+        }
+      }
+    } catch (IOException e) {
+      LOG.log(System.Logger.Level.WARNING, "cannot list " + runsDir + ": " + e);
+      return 0;
+    }
+    int left = 0;
+    for (Map.Entry<Long, List<Path>> e : byOwner.entrySet()) {
+      RunAccount owner = new RunAccount(e.getKey(), e.getKey());
+      try {
+        Process p = removal(owner, e.getValue()).start();
+        if (!p.waitFor(60, TimeUnit.SECONDS)) {
+          p.destroyForcibly();
+        }
+      } catch (IOException | RuntimeException ex) {
+        LOG.log(System.Logger.Level.WARNING, "cannot remove what " + owner + " left in " + runsDir + ": " + ex);
+      } catch (InterruptedException ex) {
+        Thread.currentThread().interrupt();
+        return left;
+      }
+      for (Path d : e.getValue()) {
+        if (Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
+          left++;
+          accounts.get().retire(owner);
+        }
+      }
+    }
+    return left;
+  }
+
+  /**
+   * Sets the modes of the work root for the run accounts: {@code WORK} traversable but not listable
+   * (0711); {@code WORK/runs} 1733 (each run creates its own directory there as its account, lists
+   * nothing, and the sticky bit keeps it from removing or renaming another's); {@code WORK/logs}
+   * private (0700).
    */
   public void prepareWorkRoot(Path workDir) throws IOException {
-    if (account.isEmpty()) {
+    if (accounts.isEmpty()) {
       return; // the agent's own user runs everything: modes stay as the operator made them
     }
     Path runs = workDir.resolve("runs");
@@ -367,7 +522,7 @@ public final class Isolation {
       Files.createDirectories(d);
     }
     Files.setAttribute(workDir, "unix:mode", 0711, LinkOption.NOFOLLOW_LINKS);
-    Files.setAttribute(runs, "unix:mode", 0711, LinkOption.NOFOLLOW_LINKS);
+    Files.setAttribute(runs, "unix:mode", 01733, LinkOption.NOFOLLOW_LINKS);
     Files.setAttribute(logs, "unix:mode", 0700, LinkOption.NOFOLLOW_LINKS);
   }
 

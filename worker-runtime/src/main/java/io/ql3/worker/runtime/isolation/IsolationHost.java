@@ -13,6 +13,7 @@ import java.nio.file.Path;
  * @param shell the POSIX shell of the cgroup entry helper
  * @param env coreutils {@code env}, which gives the run its own environment after setpriv
  * @param accounts name service lookups
+ * @param proc {@code /proc}: which processes run with the run uids
  */
 public record IsolationHost(
     Path selfStatus,
@@ -22,7 +23,8 @@ public record IsolationHost(
     Path setpriv,
     Path shell,
     Path env,
-    AccountLookup accounts) {
+    AccountLookup accounts,
+    Path proc) {
 
   /** This process on this host. */
   public static IsolationHost system() {
@@ -34,6 +36,7 @@ public record IsolationHost(
         Path.of("/usr/bin/setpriv"),
         Path.of("/bin/sh"),
         Path.of("/usr/bin/env"),
-        AccountLookup.system());
+        AccountLookup.system(),
+        Path.of("/proc"));
   }
 }

@@ -6,12 +6,11 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.OptionalLong;
 
 /**
  * What {@code ql3-worker check} says about isolation, without side effects: {@code check} runs
  * from an operator's shell, not in the service's cgroup and not with its capabilities, so it
- * checks what it can see from there (the run account, setpriv, the work directory's path, a
+ * checks what it can see from there (the run uid range against the named accounts, setpriv, the work directory's path, a
  * cgroup v2 hierarchy with {@code cgroup.kill} and its controllers) and leaves the capabilities
  * and the delegated cgroup to {@code run}, which refuses to start in {@code required} mode when
  * they are missing.
@@ -29,18 +28,18 @@ public record IsolationProbe(List<String> lines, List<String> missing) {
       lines.add("runs execute as the agent's own user without a cgroup (a run can read the credentials)");
       return new IsolationProbe(lines, List.of());
     }
+    RunAccounts range = s.accounts();
     try {
-      OptionalLong uid = host.accounts().uid(s.runUser());
-      OptionalLong gid = host.accounts().gid(s.runGroup());
-      if (uid.isEmpty() || gid.isEmpty()) {
-        problems.add("run account " + s.runUser() + ":" + s.runGroup() + " does not exist");
-      } else if (uid.getAsLong() == 0 || gid.getAsLong() == 0) {
-        problems.add("run account " + s.runUser() + ":" + s.runGroup() + " is root");
+      List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
+      named.addAll(host.accounts().groupsIn(range.first(), range.last()));
+      if (named.isEmpty()) {
+        lines.add("run accounts " + range + " (one per slot, the gid of the same number; no named account uses them)");
       } else {
-        lines.add("run account " + new RunAccount(s.runUser(), uid.getAsLong(), s.runGroup(), gid.getAsLong()));
+        problems.add("run " + range + " hold named accounts: " + String.join(" ", named)
+            + " (choose a free range: execution.run-uid-base)");
       }
     } catch (IOException e) {
-      problems.add("cannot look up the run account: " + e.getMessage());
+      problems.add("cannot list the host's accounts: " + e.getMessage());
     }
     if (!Files.isExecutable(host.setpriv())) {
       problems.add(host.setpriv() + " (util-linux setpriv) is missing");

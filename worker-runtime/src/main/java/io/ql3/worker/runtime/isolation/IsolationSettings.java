@@ -4,17 +4,19 @@ import java.util.Objects;
 
 /**
  * The isolation part of the configuration ({@code [execution]}: {@code isolation},
- * {@code run-user}, {@code run-group}, {@code memory-max}, {@code pids-max},
- * {@code cpu-weight}).
+ * {@code run-uid-base}, {@code memory-max}, {@code pids-max}, {@code cpu-weight}); the number
+ * of run accounts is {@code execution.slots} (see {@link RunAccounts}).
  */
-public record IsolationSettings(IsolationMode mode, String runUser, String runGroup, RunLimits limits) {
-
-  public static final String DEFAULT_RUN_USER = "ql3-run";
+public record IsolationSettings(IsolationMode mode, long runUidBase, int runAccounts, RunLimits limits) {
 
   public IsolationSettings {
     Objects.requireNonNull(mode, "mode");
-    Objects.requireNonNull(runUser, "runUser");
-    Objects.requireNonNull(runGroup, "runGroup");
     Objects.requireNonNull(limits, "limits");
+    new RunAccounts(runUidBase, runAccounts); // validates the range
+  }
+
+  /** The accounts this configuration gives runs. */
+  public RunAccounts accounts() {
+    return new RunAccounts(runUidBase, runAccounts);
   }
 }

@@ -1,14 +1,13 @@
 package io.ql3.worker.runtime.isolation;
 
 /**
- * The unprivileged account runs execute as ({@code execution.run-user} /
- * {@code execution.run-group}, default {@code ql3-run}, created by the package's sysusers file).
- * Never root: {@link Isolation} refuses uid 0 and gid 0.
+ * The unprivileged identity one run attempt executes as: a uid and a gid of its own, held by that
+ * run alone while it runs (see {@link RunAccounts}). Never root, never the agent's.
  */
-public record RunAccount(String user, long uid, String group, long gid) {
+public record RunAccount(long uid, long gid) {
 
   @Override
   public String toString() {
-    return user + "(" + uid + "):" + group + "(" + gid + ")";
+    return "uid " + uid + " gid " + gid;
   }
 }

@@ -444,7 +444,7 @@ class ProcessExecutorTest {
   void lexicalEscapesAreRefusedAgainWhenResolving() throws Exception {
     Path work = Files.createDirectories(tmp.resolve("lexical")).toRealPath();
     for (String cwd : List.of("..", "a/../../x", "/etc", "a\\b", "")) {
-      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd, d -> {}))
+      assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd))
           .as("cwd %s", cwd)
           .isInstanceOf(PrepareFailedException.class)
           .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_outside_work_dir"));

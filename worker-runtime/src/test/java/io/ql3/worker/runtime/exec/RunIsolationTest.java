@@ -13,6 +13,7 @@ import io.ql3.worker.runtime.isolation.IsolationHost;
 import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
 import io.ql3.worker.runtime.isolation.ProcessIdentity;
+import io.ql3.worker.runtime.isolation.RunAccount;
 import io.ql3.worker.runtime.isolation.RunLimits;
 import io.ql3.worker.runtime.isolation.RunUsage;
 import java.nio.file.Files;
@@ -31,13 +32,15 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Run isolation with real users, real cgroups and real processes: runs switch to the unprivileged
- * {@code nobody} account and get their own cgroup v2 directory. Needs root (CI runs as root) and
- * a writable cgroup v2 hierarchy; skipped with the reason otherwise.
+ * Run isolation with real uids, real cgroups and real processes: runs switch to unprivileged uids
+ * of their own (one per slot, from a range chosen per test JVM so that concurrent test runs on one
+ * host never share one) and get their own cgroup v2 directory. Needs root (CI runs as root) and a
+ * writable cgroup v2 hierarchy; skipped with the reason otherwise.
  */
 class RunIsolationTest {
 
   private static SystemExecutionClock clock;
+  private static final long BASE = 3_000_000 + (ProcessHandle.current().pid() % 100_000) * 8;
 
   @TempDir Path tmp;
 
@@ -77,7 +80,7 @@ class RunIsolationTest {
 
   private Isolation isolation(IsolationMode mode) throws Exception {
     IsolationSettings s =
-        new IsolationSettings(mode, "nobody", "nogroup",
+        new IsolationSettings(mode, BASE, 4,
             new RunLimits(OptionalLong.of(64 * RunLimits.MIB), OptionalLong.of(64), 100));
     try {
       isolation = Isolation.resolve(s, IsolationHost.system(), state.resolve("runs"), "ql3-runs-test-" + ProcessHandle.current().pid());
@@ -114,7 +117,7 @@ class RunIsolationTest {
   @Test
   void aRunCannotReadTheAgentsFilesWriteItsDirectoriesOrSignalIt() throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
-    assertThat(iso.account()).isPresent();
+    assertThat(iso.accounts()).isPresent();
     ExecutionResult r =
         await(executor(iso, ProcessExecutorSettings.defaults())
             .prepare(sh(PROBE, Map.of("SECRET", secret.toString(), "STATE", state.toString(),
@@ -124,7 +127,7 @@ class RunIsolationTest {
 
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(r.outputTail())
-        .startsWith("65534\n")
+        .startsWith(BASE + "\n")
         .contains("client.key: Permission denied")
         .contains("planted: Permission denied")
         .containsPattern("kill: .*(Operation not permitted|No such process)|Operation not permitted")
@@ -171,32 +174,68 @@ class RunIsolationTest {
   }
 
   @Test
-  void theRunOwnsItsWorkDirectoryAndLosesItWhenItEnds() throws Exception {
+  void theRunOwnsItsWorkDirectoryAndItIsRemovedWhenItEndsEvenWhatItMadeUnreadable() throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     ExecutionContext ctx = context("workdir-1", Duration.ofMinutes(1), new CancellationSignal());
     ExecutionResult r =
         await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "mkdir sub && echo hi > sub/f && cat sub/f"), "cwd/deep",
-                Map.of()), ctx)
+            .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "mkdir sub && echo hi > sub/f && cat sub/f;"
+                + " stat -c '%u %a' \"$QL3_WORK_DIR\"; pwd; mkdir -p locked/in && touch locked/in/x && chmod 000 locked"),
+                "cwd/deep", Map.of()), ctx)
             .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
-    assertThat(r.outputTail()).isEqualTo("hi\n");
     Path work = ctx.workDirectory();
-    assertThat(Files.readString(work.resolve("cwd/deep/sub/f"))).isEqualTo("hi\n");
-    assertThat((Integer) Files.getAttribute(work, "unix:mode") & 07777).as("closed after the run").isEqualTo(0700);
+    assertThat(r.outputTail()).isEqualTo("hi\n" + BASE + " 700\n" + work.resolve("cwd/deep") + "\n");
+    assertThat(work).as("removed with what the run locked").doesNotExist();
+    assertThat(iso.acquireAccount()).as("the account is free again").contains(new RunAccount(BASE, BASE));
+  }
 
-    // A later run (same account) cannot reach the finished run's files, nor the output logs.
-    ExecutionResult other =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(sh("cat \"$F\" 2>&1; ls \"$LOGS\" 2>&1; exit 0",
-                Map.of("F", work.resolve("cwd/deep/sub/f").toString(), "LOGS", ctx.outputLog().getParent().toString())),
-                context("workdir-2", Duration.ofMinutes(1), new CancellationSignal()))
-            .launch());
-    assertThat(other.outputTail())
-        .contains("sub/f: Permission denied")
-        .contains("logs': Permission denied")
-        .doesNotContain("hi\n")
-        .doesNotContain("workdir-1@1.log");
+  @Test
+  void runsThatExistTogetherCannotReachEachOthersFilesOrProcesses() throws Exception {
+    Isolation iso = isolation(IsolationMode.REQUIRED);
+    ProcessExecutor ex = executor(iso, ProcessExecutorSettings.defaults());
+    Path ready = state.resolve("a-ready");
+    Files.createFile(ready);
+    Files.setAttribute(ready, "unix:mode", 0666);
+    Path go = state.resolve("a-go");
+    ExecutionContext a = context("together-a", Duration.ofMinutes(1), new CancellationSignal());
+    // A keeps a secret in its work directory and in its environment, and waits.
+    RunHandle ha = ex.prepare(sh("echo mine > secret; echo $$ > \"$READY\"; while [ ! -e \"$GO\" ]; do sleep 0.01; done",
+        Map.of("READY", ready.toString(), "GO", go.toString(), "A_TOKEN", "a-token-value")), a).launch();
+    long aPid = Long.parseLong(awaitFile(ready));
+    ExecutionResult b =
+        await(ex.prepare(sh("id -u; cat \"$A/secret\" 2>&1; ls \"$A\" 2>&1; kill -0 \"$APID\" 2>&1;"
+                + " cat /proc/$APID/environ 2>&1; ls /proc/$APID/cwd/ 2>&1; exit 0",
+            Map.of("A", a.workDirectory().toString(), "APID", Long.toString(aPid))),
+            context("together-b", Duration.ofMinutes(1), new CancellationSignal())).launch());
+    Files.createFile(go);
+    assertThat(await(ha).outcome()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(b.outputTail())
+        .startsWith((BASE + 1) + "\n")
+        .contains("secret: Permission denied")
+        .contains("together-a@1': Permission denied")
+        .containsPattern("kill: .*(Operation not permitted)|Operation not permitted")
+        .contains("environ: Permission denied")
+        .doesNotContain("mine")
+        .doesNotContain("a-token-value");
+  }
+
+  @Test
+  void whatRunsOfAnEarlierStartLeftIsRemovedAtStartAsTheirOwners() throws Exception {
+    Isolation iso = isolation(IsolationMode.REQUIRED);
+    Path runs = state.resolve("runs").resolve("runs");
+    Path left = Files.createDirectories(runs.resolve("crashed@1").resolve("locked").resolve("in"));
+    Files.writeString(left.resolve("x"), "x");
+    Path notOurs = Files.createDirectories(runs.resolve("not-a-run-uid"));
+    for (Path p : List.of(runs.resolve("crashed@1"), runs.resolve("crashed@1/locked"), left, left.resolve("x"))) {
+      Files.setAttribute(p, "unix:uid", (int) (BASE + 2));
+      Files.setAttribute(p, "unix:gid", (int) (BASE + 2));
+    }
+    Files.setAttribute(runs.resolve("crashed@1/locked"), "unix:mode", 0);
+
+    assertThat(iso.sweepWorkDirectories(runs)).isZero();
+    assertThat(runs.resolve("crashed@1")).doesNotExist();
+    assertThat(notOurs).as("only what the run uids own").exists();
   }
 
   @Test
