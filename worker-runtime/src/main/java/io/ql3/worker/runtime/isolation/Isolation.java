@@ -421,11 +421,18 @@ public final class Isolation {
   /**
    * Removes a run's work directory as the run's account (the only one that can enter it),
    * including what the run made unreadable, then says whether it is gone. Nothing is started when
-   * there is nothing to remove. The future completes on the JDK's process reaper.
+   * the directory is empty or gone. The future completes on the JDK's process reaper.
    */
   public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir) {
-    if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+    try {
+      // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
+      // remove the entry itself, and no process is needed.
+      Files.delete(dir);
       return CompletableFuture.completedFuture(true);
+    } catch (java.nio.file.NoSuchFileException gone) {
+      return CompletableFuture.completedFuture(true);
+    } catch (IOException notEmpty) {
+      // DirectoryNotEmptyException, or EACCES: only the account can look inside
     }
     try {
       Process p = removal(account, List.of(dir)).start();
