@@ -3,10 +3,19 @@ package io.ql3.worker.cli.e2e;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.controlplane.ingress.Alpn;
+import java.io.OutputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -50,6 +59,97 @@ class SystemdNotifyTest {
         if (agent.process.isAlive()) {
           agent.kill9();
         }
+      }
+    }
+  }
+
+  /**
+   * {@code WATCHDOG=1} comes from the cadence's progress, not from a timer: the cadence thread is
+   * frozen for real, on something it really does at every step (the credential check re-reads a
+   * changed token file), by making that file a FIFO nobody writes, like a credential mount that
+   * stalls. No test-only hook. Short timings: a 250 ms cadence (the edge minimum) and a 500 ms
+   * watchdog, so a ping is due every 250 ms while the cadence makes progress.
+   */
+  @Test
+  void noWatchdogWhileTheCadenceIsFrozenAndPingsAgainWhenItResumes() throws Exception {
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1);
+         NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
+      Path config = cp.agentConfig("\n[cadence]\nperiod-ms = 250");
+      // The agent's own copy of the token (the server reads the PKI's file: it must not stall).
+      Path serverToken = cp.pki.workerDir(ControlPlaneFixture.WORKER).resolve("token");
+      Path token = dir.resolve("agent/token");
+      Files.copy(serverToken, token);
+      Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
+      Files.writeString(config, Files.readString(config).replace(
+          "token = \"" + serverToken + "\"", "token = \"" + token + "\""));
+      assertThat(Files.readString(config)).contains("token = \"" + token + "\"");
+      AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"),
+          Map.of("NOTIFY_SOCKET", systemd.path.toString(), "WATCHDOG_USEC", "500000"));
+      ExecutorService stall = Executors.newSingleThreadExecutor();
+      Path fifo = dir.resolve("agent/token.fifo");
+      Future<OutputStream> writer = null;
+      try {
+        ControlPlaneFixture.await("READY=1\n" + agent.output(), Duration.ofSeconds(60),
+            () -> systemd.indexOf("READY=1") >= 0);
+        long running = systemd.count("WATCHDOG=1");
+        ControlPlaneFixture.await("watchdog pings while the cadence makes progress", Duration.ofSeconds(30),
+            () -> systemd.count("WATCHDOG=1") >= running + 4);
+
+        // Freeze: the token file becomes a FIFO (renamed over it: a new inode, so the next check
+        // re-reads it once its settle window passed); reading it blocks until someone writes.
+        Process mkfifo = new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).inheritIO().start();
+        assertThat(mkfifo.waitFor()).isZero();
+        Files.move(fifo, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        // Opening a FIFO for writing returns once a reader opened it: then the agent is blocked
+        // reading the token. The writer stays open and silent, so the read keeps blocking.
+        writer = stall.submit(() -> Files.newOutputStream(token, StandardOpenOption.WRITE));
+        ControlPlaneFixture.await("the agent reading the stalled token\n" + agent.output(), Duration.ofSeconds(30),
+            writer::isDone);
+        // The reader is the cadence thread, or the transport's event loop holding the provider's lock
+        // that the cadence's next check then waits for: either way the cadence is stopped within
+        // its cached check (250 ms) plus one step. Grace 1 s (4 cadence periods) for a step in flight,
+        // then a 3 s window: 12 cadence periods and 12 ping intervals in which a live cadence, or a
+        // timer at the same half-interval, sends 6 to 12 pings. None may arrive.
+        long atFreeze = systemd.count("WATCHDOG=1");
+        Thread.sleep(1_000);
+        long afterGrace = systemd.count("WATCHDOG=1");
+        assertThat(afterGrace - atFreeze).as("pings after the cadence met the stalled read").isLessThanOrEqualTo(2);
+        Thread.sleep(3_000);
+        assertThat(agent.process.isAlive()).as(agent.output()).isTrue();
+        assertThat(systemd.count("WATCHDOG=1") - afterGrace)
+            .as("WATCHDOG=1 in 3 s (12 cadence periods) with the cadence frozen").isZero();
+
+        // Unfreeze: a regular token file replaces the FIFO, then the blocked read gets the same token.
+        Path fresh = dir.resolve("agent/token.new");
+        Files.copy(serverToken, fresh);
+        Files.setPosixFilePermissions(fresh, PosixFilePermissions.fromString("rw-------"));
+        Files.move(fresh, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        try (OutputStream out = writer.get()) {
+          out.write(Files.readAllBytes(serverToken));
+        }
+        long resumed = systemd.count("WATCHDOG=1");
+        ControlPlaneFixture.await("watchdog pings once the cadence runs again\n" + agent.output(),
+            Duration.ofSeconds(30), () -> systemd.count("WATCHDOG=1") >= resumed + 4);
+        System.out.println("watchdog around a frozen cadence: " + atFreeze + " pings before, "
+            + (afterGrace - atFreeze) + " in the 1 s grace, 0 in the 3 s window, "
+            + (systemd.count("WATCHDOG=1") - resumed) + " since the resume");
+        assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
+      } finally {
+        if (agent.process.isAlive()) {
+          agent.kill9();
+        }
+        // A failed run may leave the writer waiting for a reader (release it) or open (close it).
+        if (writer != null) {
+          if (!writer.isDone() && Files.exists(token) && !Files.isRegularFile(token)) {
+            Files.newInputStream(token).close();
+          }
+          try {
+            writer.get(10, TimeUnit.SECONDS).close();
+          } catch (Exception ignored) {
+            // nothing more to release
+          }
+        }
+        stall.shutdownNow();
       }
     }
   }
