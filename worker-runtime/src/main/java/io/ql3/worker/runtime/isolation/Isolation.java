@@ -63,6 +63,7 @@ public final class Isolation {
   private final Path setpriv;
   private final Path shell;
   private final Path env;
+  private final Path proc;
 
   private Isolation(IsolationMode mode, Optional<RunAccounts> accounts, Optional<CgroupSubtree> cgroups,
       Map<String, String> inactive, IsolationHost host) {
@@ -73,6 +74,7 @@ public final class Isolation {
     this.setpriv = host.setpriv();
     this.shell = host.shell();
     this.env = host.env();
+    this.proc = host.proc();
   }
 
   /** Same-user execution, no cgroup ({@code isolation = "none"}, and executor unit tests). */
@@ -424,6 +426,11 @@ public final class Isolation {
    * the directory is empty or gone. The future completes on the JDK's process reaper.
    */
   public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir) {
+    if (cgroups.isEmpty()) {
+      // No cgroup held the run: what escaped its process group (setsid, a double fork) still runs
+      // as its uid. Nothing may: the next run with this uid could signal or read it.
+      killProcessesOf(account);
+    }
     try {
       // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
       // remove the entry itself, and no process is needed.
@@ -441,6 +448,39 @@ public final class Isolation {
       LOG.log(System.Logger.Level.WARNING, "cannot start the removal of " + dir + " as " + account + ": " + e);
       return CompletableFuture.completedFuture(false);
     }
+  }
+
+  /** SIGKILL to every live process with the account's uid, until none is left (bounded). */
+  void killProcessesOf(RunAccount account) {
+    RunAccounts one = new RunAccounts(account.uid(), 1);
+    for (int round = 0; round < 100; round++) {
+      List<Long> pids = new ArrayList<>();
+      try (DirectoryStream<Path> all = Files.newDirectoryStream(proc, "[0-9]*")) {
+        for (Path pid : all) {
+          try {
+            int uid = (Integer) Files.getAttribute(pid, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            if (one.contains(uid) && !isZombie(pid)) {
+              pids.add(Long.parseLong(pid.getFileName().toString()));
+            }
+          } catch (IOException | RuntimeException gone) {
+            // exited meanwhile
+          }
+        }
+      } catch (IOException e) {
+        return;
+      }
+      if (pids.isEmpty()) {
+        return;
+      }
+      pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
+      try {
+        Thread.sleep(round < 10 ? 1 : 10); // a killed process takes a moment to become a zombie
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return;
+      }
+    }
+    LOG.log(System.Logger.Level.WARNING, "processes of " + account + " survive SIGKILL");
   }
 
   private ProcessBuilder removal(RunAccount account, List<Path> dirs) {

@@ -277,6 +277,30 @@ class RunIsolationTest {
   }
 
   @Test
+  void withoutACgroupWhatEscapesTheProcessGroupDiesByItsUidBeforeTheUidIsReused() throws Exception {
+    IsolationHost sys = IsolationHost.system();
+    Path noCgroup = Files.writeString(tmp.resolve("mountinfo-without-cgroup2"), "");
+    IsolationHost host = new IsolationHost(sys.selfStatus(), sys.selfCgroup(), noCgroup, sys.selfPid(), sys.setpriv(),
+        sys.shell(), sys.env(), sys.accounts(), sys.proc());
+    isolation = Isolation.resolve(new IsolationSettings(IsolationMode.AUTO, BASE, 4,
+        new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100)), host, state.resolve("runs"), "unused");
+    isolation.prepareWorkRoot(state.resolve("runs"));
+    assertThat(isolation.cgroups()).isEmpty();
+    assertThat(isolation.accounts()).isPresent();
+    Path pidFile = state.resolve("escaped");
+    Files.createFile(pidFile);
+    Files.setAttribute(pidFile, "unix:mode", 0666);
+    ExecutionResult r = await(executor(isolation, ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)))
+        .prepare(sh("setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"$PIDFILE\"';"
+            + " while [ ! -s \"$PIDFILE\" ]; do sleep 0.01; done; exit 0", Map.of("PIDFILE", pidFile.toString())),
+            context("escape-1", Duration.ofMinutes(1), new CancellationSignal()))
+        .launch());
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    long escaped = Long.parseLong(Files.readString(pidFile).strip());
+    assertThat(isRunning(escaped)).as("the escaped daemon, uid %d", BASE).isFalse();
+  }
+
+  @Test
   void cpuTimeIsReadFromTheRunsCgroup() throws Exception {
     Isolation iso = isolation(IsolationMode.AUTO);
     assumeTrue(iso.cgroups().isPresent(), "no writable cgroup v2 here: " + iso.inactive());
