@@ -21,9 +21,9 @@ final class RequestPlanner {
   private final Capability capability;
   private final SessionInputs inputs;
   private final Uuid7Generator ids;
-  private final SessionFacts s;
+  private final CurrentSession s;
 
-  RequestPlanner(Capability capability, SessionInputs inputs, Uuid7Generator ids, SessionFacts facts) {
+  RequestPlanner(Capability capability, SessionInputs inputs, Uuid7Generator ids, CurrentSession facts) {
     this.capability = capability;
     this.inputs = inputs;
     this.ids = ids;

@@ -24,10 +24,10 @@ import java.util.Optional;
  * nothing.
  */
 final class SessionAnswerHandler {
-  private final SessionFacts s;
+  private final CurrentSession s;
   private final SessionTimers timers;
 
-  SessionAnswerHandler(SessionFacts facts) {
+  SessionAnswerHandler(CurrentSession facts) {
     this.s = facts;
     this.timers = facts.timers;
   }

@@ -39,7 +39,7 @@ import java.util.random.RandomGenerator;
  * <p>The parts, each with one job: {@link RequestPlanner} decides the next request,
  * {@link PendingRequest} holds it (same record, same bytes) until it is settled,
  * {@link SessionAnswerHandler} applies its answer, {@link SessionTimers} holds every wait and
- * {@link SessionFacts} the session's values and its checked state moves. This class is the API
+ * {@link CurrentSession} the session's values and its checked state moves. This class is the API
  * over them and what execution answers do to the session.
  *
  * <p>Thread confinement: every method runs on the cadence thread. Transport futures complete on
@@ -49,7 +49,7 @@ public final class SessionCoordinator {
   private final IngressClient client;
   private final Runnable wake;
   private final SessionTimers timers;
-  private final SessionFacts s;
+  private final CurrentSession s;
   private final RequestPlanner planner;
   private final SessionAnswerHandler answers;
 
@@ -100,7 +100,7 @@ public final class SessionCoordinator {
     this.client = Objects.requireNonNull(client);
     this.wake = Objects.requireNonNull(wake);
     this.timers = new SessionTimers(new Backoff(retryBase, retryMax, random::nextDouble));
-    this.s = new SessionFacts(Objects.requireNonNull(listener), timers);
+    this.s = new CurrentSession(Objects.requireNonNull(listener), timers);
     this.planner = new RequestPlanner(Objects.requireNonNull(capability), Objects.requireNonNull(inputs),
         Objects.requireNonNull(ids), s);
     this.answers = new SessionAnswerHandler(s);

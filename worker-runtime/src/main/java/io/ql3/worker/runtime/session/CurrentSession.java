@@ -8,7 +8,7 @@ import io.ql3.worker.contract.SessionId;
  * {@link SessionAnswerHandler}), and the one checked way the state moves ({@link #move}): every
  * move is allowed by {@link SessionState#canMoveTo} and told to the listener. Cadence thread only.
  */
-final class SessionFacts {
+final class CurrentSession {
   final SessionListener listener;
   final SessionTimers timers;
 
@@ -32,7 +32,7 @@ final class SessionFacts {
   boolean offlineRequested;
   String lastProblem = "";
 
-  SessionFacts(SessionListener listener, SessionTimers timers) {
+  CurrentSession(SessionListener listener, SessionTimers timers) {
     this.listener = listener;
     this.timers = timers;
   }
