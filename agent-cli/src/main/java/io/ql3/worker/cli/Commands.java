@@ -1,5 +1,6 @@
 package io.ql3.worker.cli;
 
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.isolation.IsolationHost;
 import io.ql3.worker.runtime.isolation.IsolationProbe;
 import io.ql3.worker.cli.config.TomlConfigLoader;
@@ -14,7 +15,6 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.runtime.AgentCapability;
 import io.ql3.worker.runtime.BuildInfo;
-import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
@@ -39,6 +39,7 @@ import picocli.CommandLine.Parameters;
 /** Every command except {@code run}, through picocli. */
 @Command(
     name = "ql3-worker",
+    modelTransformer = CommandExitCodes.Help.class,
     // --help and --version on every command and subcommand (inherited attributes).
     scope = CommandLine.ScopeType.INHERIT,
     mixinStandardHelpOptions = true,
@@ -54,16 +55,6 @@ import picocli.CommandLine.Parameters;
       CommandLine.HelpCommand.class
     })
 final class Commands implements Callable<Integer> {
-  static final int EX_USAGE = 64;
-  static final int EX_DATAERR = 65;
-  static final int EX_NOINPUT = 66;
-  /** sysexits: the service is unavailable (nothing listening, connection closed). */
-  static final int EX_UNAVAILABLE = 69;
-  /** sysexits: remote error in protocol (TLS: server not trusted, name mismatch, no TLS 1.3). */
-  static final int EX_PROTOCOL = 76;
-  /** sysexits: cannot create a file (the journal or work directory is not writable). */
-  static final int EX_CANTCREAT = 73;
-
   static final String PROFILE_HELP =
       "edge or node; default: the configuration's profile key (when both are given they must agree)";
 
@@ -72,7 +63,7 @@ final class Commands implements Callable<Integer> {
   @Override
   public Integer call() {
     spec.commandLine().usage(spec.commandLine().getOut());
-    return EX_USAGE;
+    return ExitCode.USAGE.code();
   }
 
   /** The one version line ({@code version}, {@code --version} of every command, {@code run --version}). */
@@ -94,19 +85,19 @@ final class Commands implements Callable<Integer> {
     CommandLine cl = new CommandLine(new Commands());
     cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-    cl.setExitCodeExceptionMapper(t -> t instanceof ConfigException ? WorkerAgent.EX_CONFIG : WorkerAgent.EX_SOFTWARE);
+    cl.setExitCodeExceptionMapper(t -> t instanceof ConfigException ? ExitCode.CONFIG.code() : ExitCode.SOFTWARE.code());
     cl.setParameterExceptionHandler((ex, a) -> {
       ex.getCommandLine().getErr().println("ql3-worker: " + ex.getMessage());
       ex.getCommandLine().usage(ex.getCommandLine().getErr());
-      return EX_USAGE;
+      return ExitCode.USAGE.code();
     });
     cl.setExecutionExceptionHandler((ex, c, parse) -> {
       if (ex instanceof ConfigException ce) {
         c.getErr().println("ql3-worker: configuration refused: " + ce.getMessage());
-        return WorkerAgent.EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
       c.getErr().println("ql3-worker: " + ex);
-      return WorkerAgent.EX_SOFTWARE;
+      return ExitCode.SOFTWARE.code();
     });
     return cl.execute(args);
   }
@@ -134,7 +125,8 @@ final class Commands implements Callable<Integer> {
     return AgentCapability.capability(c, AgentCapability.executors(c), BuildInfo.load());
   }
 
-  @Command(name = "run", description = "Run the agent (the service). See 'ql3-worker run --help'.")
+  @Command(modelTransformer = CommandExitCodes.Help.class,
+      name = "run", description = "Run the agent (the service). See 'ql3-worker run --help'.")
   static final class Run implements Callable<Integer> {
     @CommandLine.Unmatched List<String> rest;
 
@@ -142,22 +134,24 @@ final class Commands implements Callable<Integer> {
     public Integer call() {
       // Reached only through picocli (e.g. 'help run'); Main dispatches 'run' itself.
       System.out.println(RunCommand.USAGE);
-      return 0;
+      return ExitCode.OK.code();
     }
   }
 
-  @Command(name = "version", description = "Print the version and build revision.")
+  @Command(modelTransformer = CommandExitCodes.Help.class,
+      name = "version", description = "Print the version and build revision.")
   static final class Version implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
     @Override
     public Integer call() {
       spec.commandLine().getOut().println(versionLine());
-      return 0;
+      return ExitCode.OK.code();
     }
   }
 
-  @Command(name = "capability", description = "Print the canonical capability and its digest.")
+  @Command(modelTransformer = CommandExitCodes.Help.class,
+      name = "capability", description = "Print the canonical capability and its digest.")
   static final class CapabilityCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -173,16 +167,17 @@ final class Commands implements Callable<Integer> {
         cap = capability(c);
       } catch (ExecutorConfigurationException | ContractViolation e) {
         spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
-        return WorkerAgent.EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
       PrintWriter out = spec.commandLine().getOut();
       out.println(new String(cap.toCanonicalBytes(), StandardCharsets.UTF_8));
       out.println(cap.digest());
-      return 0;
+      return ExitCode.OK.code();
     }
   }
 
-  @Command(name = "check",
+  @Command(modelTransformer = CommandExitCodes.Help.class,
+      name = "check",
       description = {"Validate the configuration and credential files (key/cert match, identity, expiry, permissions).",
           "With --connect, also one TLS handshake to the ingress (no register, no request)."})
   static final class Check implements Callable<Integer> {
@@ -216,17 +211,17 @@ final class Commands implements Callable<Integer> {
         }
       } catch (CredentialException e) {
         spec.commandLine().getErr().println("credentials: " + e.getMessage());
-        return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? WorkerAgent.EX_CONFIG : WorkerAgent.EX_NOPERM;
+        return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? ExitCode.CONFIG.code() : ExitCode.NOPERM.code();
       }
       try {
         Capability cap = capability(c);
         out.println("capability: ok (" + cap.toCanonicalBytes().length + " bytes, " + cap.digest() + ")");
       } catch (ExecutorConfigurationException | ContractViolation e) {
         spec.commandLine().getErr().println("capability: " + e.getMessage());
-        return WorkerAgent.EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
       if (!WritableDirectories.report(c, out, spec.commandLine().getErr())) {
-        return EX_CANTCREAT;
+        return ExitCode.CANTCREAT.code();
       }
       IsolationProbe iso = IsolationProbe.of(c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
       for (String line : iso.lines()) {
@@ -236,13 +231,14 @@ final class Commands implements Callable<Integer> {
         for (String m : iso.missing()) {
           spec.commandLine().getErr().println("isolation: missing: " + m);
         }
-        return WorkerAgent.EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
-      return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : 0;
+      return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : ExitCode.OK.code();
     }
   }
 
-  @Command(name = "journal", description = "Inspect, verify or resolve the execution journal.",
+  @Command(modelTransformer = CommandExitCodes.Help.class,
+      name = "journal", description = "Inspect, verify or resolve the execution journal.",
       subcommands = {JournalCmd.Inspect.class, JournalCmd.Verify.class, JournalCmd.Resolve.class,
           JournalCmd.DiscardDamaged.class})
   static final class JournalCmd implements Callable<Integer> {
@@ -251,7 +247,7 @@ final class Commands implements Callable<Integer> {
     @Override
     public Integer call() {
       spec.commandLine().usage(spec.commandLine().getOut());
-      return EX_USAGE;
+      return ExitCode.USAGE.code();
     }
 
     static void printFacts(PrintWriter out, JournalFacts f) {
@@ -277,7 +273,8 @@ final class Commands implements Callable<Integer> {
       }
     }
 
-    @Command(name = "inspect", description = "List the journal's facts (read-only; safe while the agent runs).")
+    @Command(modelTransformer = CommandExitCodes.Help.class,
+        name = "inspect", description = "List the journal's facts (read-only; safe while the agent runs).")
     static final class Inspect implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -290,11 +287,12 @@ final class Commands implements Callable<Integer> {
         AgentConfig c = load(config, profile);
         JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
         printFacts(spec.commandLine().getOut(), v.facts());
-        return 0;
+        return ExitCode.OK.code();
       }
     }
 
-    @Command(name = "verify", description = "Verify the journal read-only; exit 0 when an open would need no operator.")
+    @Command(modelTransformer = CommandExitCodes.Help.class,
+        name = "verify", description = "Verify the journal read-only; exit 0 when an open would need no operator.")
     static final class Verify implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -313,14 +311,15 @@ final class Commands implements Callable<Integer> {
         out.println("would be uncertain:  " + v.wouldDeclareUncertain().size());
         if (v.recoveryRequired().isPresent()) {
           out.println("RECOVERY REQUIRED:   " + v.recoveryRequired().get());
-          return WorkerAgent.EX_CONFIG;
+          return ExitCode.CONFIG.code();
         }
         out.println("ok");
-        return 0;
+        return ExitCode.OK.code();
       }
     }
 
-    @Command(name = "resolve",
+    @Command(modelTransformer = CommandExitCodes.Help.class,
+        name = "resolve",
         description = "Settle one run on purpose (for example an uncertain run handled by hand). Needs the agent stopped.")
     static final class Resolve implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
@@ -341,19 +340,20 @@ final class Commands implements Callable<Integer> {
         try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
           if (j.status() != Journal.Status.OPEN) {
             spec.commandLine().getErr().println("ql3-worker: the journal needs recovery first: " + j.report());
-            return WorkerAgent.EX_CONFIG;
+            return ExitCode.CONFIG.code();
           }
           j.append(new JournalRecord.OperatorResolved(runId, attempt, note));
           spec.commandLine().getOut().println("resolved " + runId + " attempt " + attempt);
-          return 0;
+          return ExitCode.OK.code();
         } catch (JournalException e) {
           spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
-          return WorkerAgent.EX_TEMPFAIL;
+          return ExitCode.TEMPFAIL.code();
         }
       }
     }
 
-    @Command(name = "discard-damaged",
+    @Command(modelTransformer = CommandExitCodes.Help.class,
+        name = "discard-damaged",
         description = {"Clear a damaged log on purpose (agent stopped): everything from the damage on is moved",
             "aside (never deleted) and the runs it described must be reconciled with the server by hand.",
             "Name exactly what 'journal verify' reported: reason, file and offset."})
@@ -376,21 +376,21 @@ final class Commands implements Callable<Integer> {
         JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
         if (v.recoveryRequired().isEmpty()) {
           spec.commandLine().getErr().println("ql3-worker: the journal needs no recovery; nothing changed");
-          return WorkerAgent.EX_CONFIG;
+          return ExitCode.CONFIG.code();
         }
         var problem = v.recoveryRequired().get();
         if (!problem.reason().name().equals(reason) || !problem.file().equals(file) || problem.offset() != offset) {
           spec.commandLine().getErr().println("ql3-worker: the journal reports " + problem
               + ", not what you named; nothing changed");
-          return WorkerAgent.EX_CONFIG;
+          return ExitCode.CONFIG.code();
         }
         try (Journal j = Journal.discardDamagedLog(JournalConfig.of(c.journal().dir(), c.workerId()), problem)) {
           spec.commandLine().getOut().println("moved aside: " + j.report().removedFiles());
           printFacts(spec.commandLine().getOut(), j.facts());
-          return 0;
+          return ExitCode.OK.code();
         } catch (JournalException e) {
           spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
-          return WorkerAgent.EX_CONFIG;
+          return ExitCode.CONFIG.code();
         }
       }
     }

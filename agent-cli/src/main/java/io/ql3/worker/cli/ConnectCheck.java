@@ -2,8 +2,8 @@ package io.ql3.worker.cli;
 
 import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.WorkerId;
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.BuildInfo;
-import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.transport.Handshake;
@@ -58,7 +58,7 @@ final class ConnectCheck {
           credentials, settings);
     } catch (CredentialException | ContractViolation e) {
       err.println("connect: " + e.getMessage());
-      return WorkerAgent.EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
     try {
       Handshake h = client.handshake(CONFIRM_WITHIN).get();
@@ -72,7 +72,7 @@ final class ConnectCheck {
                   : ", no refusal of the client certificate within " + CONFIRM_WITHIN.toMillis()
                       + " ms: an http/1.1 server confirms it only by answering a request, and none was sent)"));
       out.println("connect: nothing was registered and no request was sent");
-      return 0;
+      return ExitCode.OK.code();
     } catch (ExecutionException e) {
       Throwable cause = e.getCause();
       if (cause instanceof TransportFailure f) {
@@ -81,24 +81,24 @@ final class ConnectCheck {
       }
       if (cause instanceof CredentialException ce) {
         err.println("connect: credentials: " + ce.getMessage());
-        return WorkerAgent.EX_NOPERM;
+        return ExitCode.NOPERM.code();
       }
       err.println("connect: " + where + ": " + cause);
-      return WorkerAgent.EX_SOFTWARE;
+      return ExitCode.SOFTWARE.code();
     } finally {
       client.close();
     }
   }
 
-  /** sysexits per failure: unavailable 69, temporary 75, TLS/trust 76, our certificate refused 77. */
+  /** One exit code per way the handshake failed: unavailable, temporary, TLS/trust, our certificate refused. */
   static int exitCode(TransportFailure.Reason reason) {
     return switch (reason) {
-      case CONNECT_FAILED, RESET -> Commands.EX_UNAVAILABLE;
-      case CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT -> WorkerAgent.EX_TEMPFAIL;
+      case CONNECT_FAILED, RESET -> ExitCode.UNAVAILABLE.code();
+      case CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT -> ExitCode.TEMPFAIL.code();
       case SERVER_UNTRUSTED, SERVER_CERTIFICATE_EXPIRED, HOSTNAME_MISMATCH, TLS_PROTOCOL_VERSION, TLS_FAILURE ->
-          Commands.EX_PROTOCOL;
-      case CLIENT_CERTIFICATE_REJECTED -> WorkerAgent.EX_NOPERM;
-      default -> WorkerAgent.EX_SOFTWARE;
+          ExitCode.PROTOCOL.code();
+      case CLIENT_CERTIFICATE_REJECTED -> ExitCode.NOPERM.code();
+      default -> ExitCode.SOFTWARE.code();
     };
   }
 

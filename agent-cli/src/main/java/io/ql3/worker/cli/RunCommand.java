@@ -2,6 +2,7 @@ package io.ql3.worker.cli;
 
 import io.ql3.worker.cli.config.TomlConfigLoader;
 import io.ql3.worker.cli.log.EventLoggerFinder;
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.WorkerAgent;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
@@ -14,6 +15,8 @@ import io.ql3.worker.runtime.systemd.SystemdService;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
+import java.util.EnumSet;
+import java.util.Set;
 import sun.misc.Signal;
 
 /**
@@ -22,6 +25,10 @@ import sun.misc.Signal;
  * loads none of picocli's classes (see docs/performance.md).
  */
 final class RunCommand {
+  /** What {@code run} can return: the agent's codes and {@link ExitCode#USAGE} for a bad command line. */
+  static final Set<ExitCode> EXIT_CODES = EnumSet.of(ExitCode.OK, ExitCode.USAGE, ExitCode.SOFTWARE,
+      ExitCode.IOERR, ExitCode.TEMPFAIL, ExitCode.NOPERM, ExitCode.CONFIG);
+
   static final String USAGE =
       """
       Usage: ql3-worker run --config FILE [--profile edge|node] [--log-format logfmt|json]
@@ -37,10 +44,9 @@ final class RunCommand {
         --log-level          the lowest level written: debug, info (default, or as configured),
                              warn or error
         --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
-                             instead of exiting 78
-      Exit codes: 0 stopped cleanly (or disabled), 64 usage, 70 internal error, 74 journal I/O
-      failure, 75 journal owned by another process, 77 credentials unusable, 78 configuration
-      or journal recovery required.""";
+                             instead of exiting %d
+      Exit codes:
+      """.formatted(ExitCode.CONFIG.code()) + ExitCode.usageLines(RunCommand.EXIT_CODES, 90);
 
   private RunCommand() {}
 
@@ -61,18 +67,18 @@ final class RunCommand {
       switch (name) {
         case "--help", "-h" -> {
           out.println(USAGE);
-          return 0;
+          return ExitCode.OK.code();
         }
         case "--version", "-V" -> {
           out.println(Commands.versionLine());
-          return 0;
+          return ExitCode.OK.code();
         }
         case "--wait-for-recovery" -> waitForRecovery = true;
         case "--profile", "--config", "--log-format", "--log-level" -> {
           if (value == null) {
             if (i + 1 >= args.length) {
               err.println("ql3-worker run: " + name + " needs a value\n" + USAGE);
-              return 64;
+              return ExitCode.USAGE.code();
             }
             value = args[++i];
           }
@@ -85,31 +91,31 @@ final class RunCommand {
         }
         default -> {
           err.println("ql3-worker run: unknown option '" + a + "'\n" + USAGE);
-          return 64;
+          return ExitCode.USAGE.code();
         }
       }
     }
     if (config == null) {
       err.println("ql3-worker run: --config is required\n" + USAGE);
-      return 64;
+      return ExitCode.USAGE.code();
     }
     AgentProfile profile = null;
     try {
       profile = profileName == null ? null : AgentProfile.fromWireName(profileName);
     } catch (IllegalArgumentException e) {
       err.println("ql3-worker run: " + e.getMessage());
-      return 64;
+      return ExitCode.USAGE.code();
     }
     if (logFormat != null && !logFormat.equals("logfmt") && !logFormat.equals("json")) {
       err.println("ql3-worker run: --log-format must be logfmt or json");
-      return 64;
+      return ExitCode.USAGE.code();
     }
     EventLog.Level level = null;
     try {
       level = logLevel == null ? null : EventLog.Level.fromText(logLevel);
     } catch (IllegalArgumentException e) {
       err.println("ql3-worker run: --log-level " + e.getMessage());
-      return 64;
+      return ExitCode.USAGE.code();
     }
 
     // The gate: a disabled agent stops here, before reading any credential or path.
@@ -118,11 +124,11 @@ final class RunCommand {
       result = new TomlConfigLoader().load(Path.of(config), profile);
     } catch (ConfigException e) {
       err.println("ql3-worker: configuration refused: " + e.getMessage());
-      return WorkerAgent.EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
     if (result instanceof ConfigReader.Disabled d) {
       out.println("ql3-worker: disabled by " + d.source() + " (enabled = false); exiting");
-      return 0;
+      return ExitCode.OK.code();
     }
     AgentConfig cfg = ((ConfigReader.Enabled) result).config();
     AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()

@@ -1,7 +1,7 @@
 package io.ql3.worker.cli;
 
 import io.ql3.worker.contract.ContractViolation;
-import io.ql3.worker.runtime.WorkerAgent;
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.status.StatusFile;
 import java.io.IOException;
@@ -18,7 +18,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
 /** {@code ql3-worker status}: the running agent's status file, and whether the agent is really there. */
-@Command(name = "status",
+@Command(modelTransformer = CommandExitCodes.Help.class,
+    name = "status",
     description = {"Show the running agent's status (from its status file).",
         "Exit 0 only when the agent that wrote it is running and the file is fresh."})
 final class StatusCommand implements Callable<Integer> {
@@ -35,7 +36,7 @@ final class StatusCommand implements Callable<Integer> {
 
   @Option(names = "--wait-ready", arity = "0..1", fallbackValue = "60", paramLabel = "SECONDS",
       description = {"wait until the agent is running with a registered session (at most SECONDS, default 60);",
-          "exit 75 if it is not by then"})
+          "fail if it is not by then (see Exit codes: try later)"})
   Integer waitReady;
 
   @Override
@@ -44,7 +45,7 @@ final class StatusCommand implements Callable<Integer> {
     PrintWriter err = spec.commandLine().getErr();
     if (c.statusFile().isEmpty()) {
       err.println("ql3-worker: " + c.source() + ": status.file is not configured");
-      return WorkerAgent.EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
     Path file = c.statusFile().get();
     long deadline = System.nanoTime() + (waitReady == null ? 0 : waitReady * 1_000_000_000L);
@@ -59,11 +60,11 @@ final class StatusCommand implements Callable<Integer> {
         v = null;
         if (waitReady == null) {
           err.println("ql3-worker: no status file at " + file + " (is the agent running?)");
-          return Commands.EX_NOINPUT;
+          return ExitCode.NOINPUT.code();
         }
       } catch (IOException | ContractViolation e) {
         err.println("ql3-worker: cannot read " + file + ": " + e.getMessage());
-        return Commands.EX_DATAERR;
+        return ExitCode.DATAERR.code();
       }
       if (waitReady == null || v != null && v.ready(s)) {
         return print(file, s, v);
@@ -72,7 +73,7 @@ final class StatusCommand implements Callable<Integer> {
         err.println("ql3-worker: not ready after " + waitReady + " s: "
             + (v == null ? "no status file at " + file : v.why() + ", session " + s.get("sessionState")
                 + (s.get("lastProblem") == null ? "" : ", last problem: " + s.get("lastProblem"))));
-        return WorkerAgent.EX_TEMPFAIL;
+        return ExitCode.TEMPFAIL.code();
       }
       Thread.sleep(POLL_MS);
     }
@@ -89,8 +90,8 @@ final class StatusCommand implements Callable<Integer> {
     }
     if (v.liveness() != StatusVerdict.Liveness.RUNNING) {
       spec.commandLine().getErr().println("ql3-worker: not running: " + v.why());
-      return Commands.EX_UNAVAILABLE;
+      return ExitCode.UNAVAILABLE.code();
     }
-    return 0;
+    return ExitCode.OK.code();
   }
 }

@@ -1,6 +1,13 @@
 package io.ql3.worker.journal;
 
-/** How the server answered a completion (on-disk codes pinned by a test). */
+/**
+ * How the server answered a completion (on-disk codes pinned by a test). The contract's
+ * {@code Disposition} plus {@link #UNDELIVERABLE}, which is local: the server never says it.
+ *
+ * <p>Separate from the contract's type: the journal does not depend on the contract (module
+ * graph). Worker-runtime's {@code JournalMapping} is the only place the two meet; its {@code
+ * JournalContractParityTest} fails when the shared constants differ.
+ */
 public enum Disposition implements DiskCode {
     ACCEPTED(0),
     DUPLICATE(1),

@@ -6,12 +6,19 @@ import java.util.Objects;
 /**
  * The bounded result of a run attempt, recorded before its completion is sent.
  *
+ * <p>The journal's own copy of the contract's {@code RunResult} plus outcome and failure (the
+ * journal does not depend on the contract); worker-runtime's {@code JournalMapping} converts it.
+ *
  * @param failure  null exactly when the outcome is {@link Outcome#SUCCEEDED}
  * @param exitCode null when there is no exit status (signal, never started), else 0..255
  */
 public record RunResult(Outcome outcome, Failure failure, long durationMs, Integer exitCode, long outputBytes,
         String outputTail) {
-    /** Raw UTF-8 bound of the tail; the contract's bound on its escaped form is stricter. */
+    /**
+     * Raw UTF-8 bound of the tail: the same number as the contract's {@code
+     * RunResult.MAX_OUTPUT_TAIL_BYTES} (pinned by worker-runtime's {@code JournalContractParityTest}),
+     * which bounds the escaped form and so is the stricter of the two.
+     */
     public static final int MAX_TAIL_BYTES = 16384;
 
     public RunResult {

@@ -9,8 +9,9 @@ import java.util.TreeMap;
 /**
  * The canonical capability snapshot of a register request (section 5). At most
  * {@value #MAX_CANONICAL_BYTES} bytes in canonical form ({@link ViolationReason#CAPABILITY_TOO_LARGE}).
- * Executors sorted by name and unique; at most 64 labels (keys {@code ^[a-z0-9][a-z0-9._/-]{0,62}$},
- * values at most 256 characters). Build one with {@link CapabilityBuilder}.
+ * Executors sorted by name and unique; at most {@value #MAX_LABELS} labels (keys {@value
+ * #LABEL_KEY_PATTERN}, values at most {@value #MAX_LABEL_VALUE_CHARS} characters). Build one with
+ * {@link CapabilityBuilder}.
  */
 public record Capability(AgentInfo agent, String architecture, List<ExecutorInfo> executors,
                          Map<String, String> labels, Limits limits, String os, Profile profile,
@@ -18,6 +19,8 @@ public record Capability(AgentInfo agent, String architecture, List<ExecutorInfo
     public static final int MAX_CANONICAL_BYTES = 16384;
     public static final int MAX_LABELS = 64;
     public static final int MAX_LABEL_VALUE_CHARS = 256;
+    /** The label-key pattern (checked by hand, not by a regex engine; a test pins the two equal). */
+    public static final String LABEL_KEY_PATTERN = "^[a-z0-9][a-z0-9._/-]{0,62}$";
     static final String[] NAMES = {"agent", "architecture", "executors", "labels", "limits", "os", "profile", "runtime"};
 
     public Capability {
@@ -138,5 +141,10 @@ public record Capability(AgentInfo agent, String architecture, List<ExecutorInfo
         } catch (InvalidWireValueException e) {
             throw e.violation(); // a rule the record enforces itself (ranges, slots, transitions)
         }
+    }
+
+    /** True when {@code key} matches {@link #LABEL_KEY_PATTERN}. */
+    public static boolean isValidLabelKey(String key) {
+        return key != null && Patterns.labelKey(key);
     }
 }

@@ -1,14 +1,21 @@
 package io.ql3.worker.contract;
 
-/** A run failure: code {@code ^[a-z][a-z0-9_]{0,63}$}, message at most 1024 characters. */
+/** A run failure: code {@value #CODE_PATTERN}, message at most {@value #MAX_MESSAGE_CHARS} characters. */
 public record Failure(FailureCategory category, String code, String message) {
     public static final int MAX_MESSAGE_CHARS = 1024;
+    /** The failure-code pattern (checked by hand, not by a regex engine; a test pins the two equal). */
+    public static final String CODE_PATTERN = "^[a-z][a-z0-9_]{0,63}$";
     static final String[] NAMES = {"category", "code", "message"};
 
     public Failure {
         Check.present(category, "/category");
         Check.identifier(Patterns.failureCode(Check.present(code, "/code")), code, "failure code", "/code");
         Check.chars(message, 0, MAX_MESSAGE_CHARS, "/message");
+    }
+
+    /** True when {@code code} matches {@link #CODE_PATTERN}. */
+    public static boolean isValidCode(String code) {
+        return code != null && Patterns.failureCode(code);
     }
 
     static Failure read(Obj o) throws ContractViolation {

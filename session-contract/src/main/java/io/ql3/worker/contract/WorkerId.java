@@ -2,6 +2,9 @@ package io.ql3.worker.contract;
 
 /** A worker id (contract section 2). Construction validates the pattern. */
 public record WorkerId(String value) implements Comparable<WorkerId> {
+    /** The worker-id pattern (checked by hand, not by a regex engine; a test pins the two equal). */
+    public static final String PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$";
+
     public WorkerId {
         if (value == null) {
             throw new InvalidWireValueException(ViolationReason.NULL_NOT_ALLOWED, "", "worker id is null");

@@ -87,14 +87,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * executors finish runs on their own (reaper and timer) threads and only wake the cadence.
  */
 public final class WorkerAgent {
-  /** sysexits(3) codes used by {@code ql3-worker run}. */
-  public static final int EX_OK = 0;
-  public static final int EX_SOFTWARE = 70;
-  public static final int EX_IOERR = 74;
-  public static final int EX_TEMPFAIL = 75;
-  public static final int EX_NOPERM = 77;
-  public static final int EX_CONFIG = 78;
-
   private static final Failure DRAIN_TIMEOUT =
       new Failure(FailureCategory.TRANSIENT, "drain_timeout", "cancelled: the worker drained and its drain timeout passed");
   private static final Failure SHUTDOWN_NOW =
@@ -129,7 +121,7 @@ public final class WorkerAgent {
   private final SystemdService systemd;
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicInteger signals = new AtomicInteger();
-  private final AtomicInteger exitCode = new AtomicInteger(EX_OK);
+  private final AtomicInteger exitCode = new AtomicInteger(ExitCode.OK.code());
   private final java.util.concurrent.atomic.AtomicBoolean reloadRequested = new java.util.concurrent.atomic.AtomicBoolean();
 
   // Built by start(); used only on the cadence thread afterwards.
@@ -167,11 +159,11 @@ public final class WorkerAgent {
 
   /**
    * Starts the agent and blocks until it stopped; returns the process exit code. Start-up
-   * failures return their sysexits code after logging what to fix.
+   * failures return their {@link ExitCode} after logging what to fix.
    */
   public int run() {
     int code = start();
-    if (code != EX_OK || phase == Phase.STOPPED) {
+    if (code != ExitCode.OK.code() || phase == Phase.STOPPED) {
       closeQuietly();
       return code;
     }
@@ -235,7 +227,7 @@ public final class WorkerAgent {
       workerId = WorkerId.of(config.workerId());
     } catch (ContractViolation e) {
       log.error("config.invalid", "key", "worker.id", "problem", e.getMessage());
-      return EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
 
     // 1. One credential provider (waiting until the files are usable), one ingress client.
@@ -252,7 +244,7 @@ public final class WorkerAgent {
       if (loaded.isEmpty()) {
         log.info("agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
         phase = Phase.STOPPED;
-        return EX_OK;
+        return ExitCode.OK.code();
       }
       credentials = loaded.get();
       phase = Phase.RECONCILING;
@@ -261,7 +253,7 @@ public final class WorkerAgent {
         route = ProxySelection.select(config, System.getenv());
       } catch (io.ql3.worker.runtime.config.ConfigException e) {
         log.error("config.invalid", "key", "HTTPS_PROXY", "problem", e.getMessage());
-        return EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
       log.info("ingress.route", "ingress", config.ingress().host() + ":" + config.ingress().port(),
           "proxy", route.proxy().map(Object::toString).orElse("none"), "source", route.source());
@@ -271,15 +263,15 @@ public final class WorkerAgent {
           workerId, credentials, transport);
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
-      return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? EX_CONFIG : EX_NOPERM;
+      return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? ExitCode.CONFIG.code() : ExitCode.NOPERM.code();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
-      return EX_SOFTWARE;
+      return ExitCode.SOFTWARE.code();
     }
 
     // 2. The journal, owned and reconciled, before any register.
     int journalCode = openJournal();
-    if (journalCode != EX_OK) {
+    if (journalCode != ExitCode.OK.code()) {
       return journalCode;
     }
 
@@ -290,10 +282,10 @@ public final class WorkerAgent {
     } catch (IsolationException e) {
       log.error("isolation.missing", "mode", "required", "missing", String.join("; ", e.missing()),
           "action", "fix what is named, or set execution.isolation = \"auto\" (see docs/executors.md); no register, no pull");
-      return EX_CONFIG;
+      return ExitCode.CONFIG.code();
     } catch (IOException e) {
       log.error("isolation.work_dir", "dir", config.execution().workDir(), "problem", e.getMessage());
-      return EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
     metrics.isolation(isolation.parts());
     isolationSummary = isolation.summary();
@@ -306,10 +298,10 @@ public final class WorkerAgent {
       capability = AgentCapability.capability(config, executors, build);
     } catch (ExecutorConfigurationException e) {
       log.error("config.invalid", "key", "execution.executors", "problem", e.getMessage());
-      return EX_CONFIG;
+      return ExitCode.CONFIG.code();
     } catch (ContractViolation e) {
       log.error("config.invalid", "key", "worker.labels", "problem", "capability refused: " + e.getMessage());
-      return EX_CONFIG;
+      return ExitCode.CONFIG.code();
     }
 
     executionClock = new SystemExecutionClock(env.wallClock());
@@ -359,7 +351,7 @@ public final class WorkerAgent {
     cadence = new Cadence("ql3-cadence", config.cadence(), env.ticker(), this::step,
         (t, e) -> onStepFailure(e));
     cadence.start();
-    return EX_OK;
+    return ExitCode.OK.code();
   }
 
   /** One failed credential load at start-up: said in the log, the status file and systemd's status. */
@@ -386,31 +378,31 @@ public final class WorkerAgent {
       } catch (JournalOwnedException e) {
         log.error("journal.owned", "dir", config.journal().dir(), "owner_pid",
             e.ownerPid().isPresent() ? e.ownerPid().getAsLong() : "unknown", "problem", e.getMessage());
-        return EX_TEMPFAIL;
+        return ExitCode.TEMPFAIL.code();
       } catch (RuntimeException e) {
         log.error("journal.unreadable", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
-        return EX_IOERR;
+        return ExitCode.IOERR.code();
       }
       if (journal.status() == Journal.Status.OPEN) {
         log.info("journal.open", "dir", config.journal().dir(), "report", journal.report());
-        return EX_OK;
+        return ExitCode.OK.code();
       }
       log.error("journal.recovery_required", "dir", config.journal().dir(), "report", journal.report(),
           "action", "inspect with 'ql3-worker journal inspect', resolve with 'ql3-worker journal resolve'; no register, no pull");
       journal.close();
       journal = null;
       if (!env.waitForRecovery()) {
-        return EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
       // Release the directory so an operator can resolve it, then look again.
       try {
         if (signals.get() > 0) {
-          return EX_CONFIG;
+          return ExitCode.CONFIG.code();
         }
         Thread.sleep(10_000);
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return EX_CONFIG;
+        return ExitCode.CONFIG.code();
       }
     }
   }
@@ -587,7 +579,7 @@ public final class WorkerAgent {
     if (e instanceof JournalFailedException || e.getCause() instanceof JournalFailedException) {
       log.error("journal.failed", "problem", String.valueOf(e.getMessage()),
           "action", "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
-      exitCode.set(EX_IOERR);
+      exitCode.set(ExitCode.IOERR.code());
       phase = Phase.STOPPED;
       stopped.countDown();
       return;

@@ -23,7 +23,7 @@ import java.util.function.BooleanSupplier;
  * <p>It loads again as soon as one of the four files changes (stat fingerprint: existence, size,
  * mtime, inode, checked every {@link #POLL}), on request (SIGHUP) and at least every
  * {@link #RECHECK} (a clock that was corrected changes no file). A configured identity that differs from the certificate's is not
- * waited on: that is a configuration error (the caller exits 78).
+ * waited on: that is a configuration error (the caller exits {@link io.ql3.worker.runtime.ExitCode#CONFIG}).
  */
 public final class CredentialWait {
   /** Load again at least this often. */

@@ -1,5 +1,7 @@
 package io.ql3.worker.runtime.config;
 
+import io.ql3.worker.contract.Capability;
+import io.ql3.worker.contract.WorkerId;
 import io.ql3.worker.runtime.isolation.RunAccounts;
 import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
@@ -39,11 +41,9 @@ import java.util.regex.Pattern;
  * only resolved, so a disabled agent reads no credential and no path.
  */
 public final class ConfigReader {
-  private static final Pattern WORKER_ID = Pattern.compile("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$");
-  private static final Pattern LABEL_KEY = Pattern.compile("^[a-z0-9][a-z0-9._/-]{0,62}$");
   private static final Pattern EXECUTOR_NAME = Pattern.compile("^[a-z][a-z0-9-]{0,31}$");
-  private static final int MAX_LABELS = 64;
-  private static final int MAX_LABEL_VALUE_CODE_POINTS = 256;
+  private static final int MAX_LABELS = Capability.MAX_LABELS;
+  private static final int MAX_LABEL_VALUE_CODE_POINTS = Capability.MAX_LABEL_VALUE_CHARS;
   static final long MIB = 1024L * 1024L;
 
   /** What the configuration asks for: to stay stopped, or to run with this configuration. */
@@ -81,8 +81,8 @@ public final class ConfigReader {
 
     Table worker = root.requiredTable("worker");
     String workerId = worker.requiredString("id");
-    if (!WORKER_ID.matcher(workerId).matches()) {
-      throw worker.error("id", "'" + workerId + "' is not a valid worker id (" + WORKER_ID.pattern() + ")");
+    if (!WorkerId.isValid(workerId)) {
+      throw worker.error("id", "'" + workerId + "' is not a valid worker id (" + WorkerId.PATTERN + ")");
     }
     Map<String, String> labels = readLabels(worker);
     worker.finish();
@@ -179,8 +179,8 @@ public final class ConfigReader {
     Table labels = worker.optionalTable("labels");
     Map<String, String> out = new TreeMap<>();
     for (String key : labels.keys()) {
-      if (!LABEL_KEY.matcher(key).matches()) {
-        throw labels.error(key, "label key does not match " + LABEL_KEY.pattern());
+      if (!Capability.isValidLabelKey(key)) {
+        throw labels.error(key, "label key does not match " + Capability.LABEL_KEY_PATTERN);
       }
       String value = labels.requiredString(key);
       if (value.codePointCount(0, value.length()) > MAX_LABEL_VALUE_CODE_POINTS) {

@@ -128,8 +128,7 @@ final class CompletionOutbox {
       switch (reaction) {
         case APPLY -> {
           CompleteResponse resp = ((Answer.Success<CompleteResponse>) answer).value();
-          settle(d, resp.disposition() == io.ql3.worker.contract.Disposition.DUPLICATE
-              ? Disposition.DUPLICATE : Disposition.ACCEPTED);
+          settle(d, JournalMapping.toJournal(resp.disposition()));
           it.remove();
           settledAny = true;
           listener.completionDelivered(d.runId.value(), d.request.attempt(), resp.disposition().wire());

@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime.plane;
 
 import io.ql3.worker.contract.CompleteRequest;
+import io.ql3.worker.contract.Disposition;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.FailureCategory;
 import io.ql3.worker.contract.Outcome;
@@ -12,7 +13,9 @@ import io.ql3.worker.journal.RunFact;
  * The one place where the journal's types (plain, contract-free) and the contract's wire types
  * meet. A recorded result maps to exactly one {@link CompleteRequest}: rebuilding it from the
  * journal after any number of restarts gives the same canonical bytes, which is what makes a
- * resend byte-identical.
+ * resend byte-identical. Every enum mapping is an exhaustive {@code switch}: a constant added on
+ * one side fails the build here, and {@code JournalContractParityTest} pins the rest (names,
+ * limits, patterns).
  */
 final class JournalMapping {
   private JournalMapping() {}
@@ -28,12 +31,29 @@ final class JournalMapping {
   }
 
   static io.ql3.worker.journal.Failure toJournal(Failure f) {
-    return new io.ql3.worker.journal.Failure(
-        f.category() == FailureCategory.PERMANENT
-            ? io.ql3.worker.journal.FailureCategory.PERMANENT
-            : io.ql3.worker.journal.FailureCategory.TRANSIENT,
-        f.code(),
-        f.message());
+    return new io.ql3.worker.journal.Failure(toJournal(f.category()), f.code(), f.message());
+  }
+
+  static io.ql3.worker.journal.FailureCategory toJournal(FailureCategory c) {
+    return switch (c) {
+      case TRANSIENT -> io.ql3.worker.journal.FailureCategory.TRANSIENT;
+      case PERMANENT -> io.ql3.worker.journal.FailureCategory.PERMANENT;
+    };
+  }
+
+  static FailureCategory toWire(io.ql3.worker.journal.FailureCategory c) {
+    return switch (c) {
+      case TRANSIENT -> FailureCategory.TRANSIENT;
+      case PERMANENT -> FailureCategory.PERMANENT;
+    };
+  }
+
+  /** How the journal records the server's answer to a completion. */
+  static io.ql3.worker.journal.Disposition toJournal(Disposition d) {
+    return switch (d) {
+      case ACCEPTED -> io.ql3.worker.journal.Disposition.ACCEPTED;
+      case DUPLICATE -> io.ql3.worker.journal.Disposition.DUPLICATE;
+    };
   }
 
   static io.ql3.worker.journal.Outcome toJournal(Outcome o) {
@@ -55,12 +75,7 @@ final class JournalMapping {
   }
 
   static Failure toWire(io.ql3.worker.journal.Failure f) {
-    return new Failure(
-        f.category() == io.ql3.worker.journal.FailureCategory.PERMANENT
-            ? FailureCategory.PERMANENT
-            : FailureCategory.TRANSIENT,
-        f.code(),
-        f.message());
+    return new Failure(toWire(f.category()), f.code(), f.message());
   }
 
   /** The completion of a run whose result is recorded, addressed to the session it was offered to. */
