@@ -253,7 +253,12 @@ def main():
         mounted = True
         run(os.path.join(ROOT, "bin/ql3-control-plane"), "dev-pki", "--out", os.path.join(work, "pki"),
             "--worker", "soak-0001", "--days", "2", "--server-ip", CP_IP)
-        port, admin = 20000 + rnd.randrange(20000), 40000 + rnd.randrange(20000)
+        # Both ports below the kernel's ephemeral range (32768-60999 by default): a port in it can be
+        # taken as the local port of any outgoing connection on this machine while the control plane
+        # is down for a restart (seen: the admin port, EADDRINUSE at the 5th start).
+        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+        top = min(low, 32768)
+        port, admin = 10000 + rnd.randrange((top - 10000) // 2), 10000 + (top - 10000) // 2 + rnd.randrange((top - 10000) // 2)
         cp = ControlPlane(work, port, admin)
         cp.start()
         w = os.path.join(work, "pki", "workers", "soak-0001")
