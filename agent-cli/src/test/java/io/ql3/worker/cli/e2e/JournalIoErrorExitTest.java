@@ -50,6 +50,7 @@ class JournalIoErrorExitTest {
     String loop = null;
     Path journal = null;
     List<AgentProcess> agents = new ArrayList<>();
+    List<Long> runPids = new ArrayList<>();
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       Path config = cp.agentConfig("");
       // The journal filesystem is small: a floor of 1 MiB (its free space stays far above that; the
@@ -85,8 +86,14 @@ class JournalIoErrorExitTest {
       }
       assertThat(before).allMatch(id -> cp.run(id).outcome().equals("succeeded"));
 
+      // A run in progress when the fault comes: its start is journaled (before its process is launched).
+      String running = cp.submit(1, "process", spec(marks, "0", 20)).get(0);
+      first.awaitOutput("event=run.started run=" + running, Duration.ofSeconds(60));
+      first.runPid(running).ifPresent(runPids::add);
+
       // The fault: the backing store is full. The next journal record the agent appends (the offer
-      // of the run submitted below, or anything before it) hits a device error.
+      // of the run submitted below, the result of the running one, or anything before them) hits a
+      // device error.
       fillUntilFull(outer.resolve("filler"));
       String during = cp.submit(1, "process", spec(marks, "0")).get(0);
       assertThat(first.process.waitFor(120, TimeUnit.SECONDS)).as(first.output()).isTrue();
@@ -105,6 +112,8 @@ class JournalIoErrorExitTest {
       JournalInspector.Verification v = JournalInspector.verify(journal, ControlPlaneFixture.WORKER);
       assertThat(v.recoveryRequired()).as(v.toString()).isEmpty();
       JournalFacts facts = v.facts();
+      // The run that was running has a journaled start and no result: uncertain, whatever its process did.
+      assertThat(v.wouldDeclareUncertain()).extracting(f -> f.key().runId()).as(v.toString()).contains(running);
       for (String id : before) {
         long attempt = Long.parseLong(cp.run(id).completion().replaceAll(".*\"attempt\":(\\d+).*", "$1"));
         assertThat(facts.recentCompletion(id, attempt).map(RunFact::result))
@@ -118,8 +127,14 @@ class JournalIoErrorExitTest {
       second.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
       ControlPlaneFixture.await("the run submitted during the fault completed", Duration.ofSeconds(90),
           () -> cp.run(during).state().equals("completed") || cp.run(during).state().equals("quarantined"));
+      ControlPlaneFixture.await("the run that was running reported", Duration.ofSeconds(90),
+          () -> cp.run(running).outcome() != null);
+      assertThat(cp.run(running).outcome()).as("never reported succeeded: its result was never journaled\n"
+          + second.output()).isEqualTo("uncertain");
+      assertThat(second.output()).doesNotContain("event=run.started run=" + running);
       List<String> all = new ArrayList<>(before);
       all.add(during);
+      all.add(running);
       for (String id : all) {
         Views.RunView r = cp.run(id);
         if ("succeeded".equals(r.outcome())) {
@@ -135,6 +150,13 @@ class JournalIoErrorExitTest {
         a.process.destroyForcibly();
         a.process.waitFor(30, TimeUnit.SECONDS);
       }
+      // The first agent's run leads its own process group: end it if it outlived everything (systemd would).
+      for (long pid : runPids) {
+        ProcessHandle.of(pid).ifPresent(h -> {
+          h.descendants().forEach(ProcessHandle::destroyForcibly);
+          h.destroyForcibly();
+        });
+      }
       if (journal != null) {
         sh("umount", journal.toString());
       }
@@ -147,8 +169,13 @@ class JournalIoErrorExitTest {
 
   /** A run that records its start (once per attempt: {@code set -C}) and its end, then exits. */
   private static String spec(Path marks, String code) {
+    return spec(marks, code, 0);
+  }
+
+  /** The same, {@code seconds} between its start and its end. */
+  private static String spec(Path marks, String code, int seconds) {
     String script = "set -C; m=" + marks + "/$QL3_RUN_ID.$QL3_ATTEMPT; echo start > \\\"$m.start\\\" || echo \\\"$m\\\" >> "
-        + marks + "/twice; echo end > \\\"$m.end\\\"; exit " + code;
+        + marks + "/twice; sleep " + seconds + "; echo end > \\\"$m.end\\\"; exit " + code;
     return "{\"argv\":[\"/bin/sh\",\"-c\",\"" + script + "\"],\"cwd\":null,\"env\":{}}";
   }
 
