@@ -220,6 +220,25 @@ def du(path):
     return total
 
 
+def log_counts(work):
+    """From the kept logs: completions accepted by every incarnation, by outcome; what the agent settled
+    superseded (a completion the control plane no longer knew); runs declared uncertain at a restart."""
+    outcomes, superseded, uncertain = {}, 0, 0
+    for name in sorted(os.listdir(work)):
+        if re.fullmatch(r"cp-\d+\.log", name):
+            for line in open(os.path.join(work, name), errors="replace"):
+                m = re.search(r" complete .* outcome=(\w+)", line)
+                if m:
+                    outcomes[m.group(1)] = outcomes.get(m.group(1), 0) + 1
+    for line in open(os.path.join(work, "agent.log"), errors="replace"):
+        if "event=completion.superseded" in line:
+            superseded += 1
+        m = re.search(r"event=journal\.reconciled uncertain=(\d+)", line)
+        if m:
+            uncertain += int(m.group(1))
+    return outcomes, superseded, uncertain
+
+
 TERMINAL = ("completed", "cancelled", "quarantined")  # the control plane's terminal run states
 FAULTS = ["link_down_short", "link_down_long", "blackhole_short", "blackhole_long", "slow_link",
           "freeze_short", "freeze_long", "disk_full", "cp_restart", "cp_faults", "agent_kill9", "agent_restart"]
@@ -529,6 +548,9 @@ file = "status.json"
         print(f"| control plane restarts | {cp.incarnation - 1}: {len(carried)} runs queued at a restart resubmitted to the next"
               f" incarnation, {leased_at_restart} leased at a restart (settled from the agent's journal) |")
         print(f"| outcomes (last incarnation) | {json.dumps(outcomes, sort_keys=True)} |")
+        all_outcomes, superseded, uncertain = log_counts(work)
+        print(f"| completions accepted, all incarnations (control plane logs) | {json.dumps(all_outcomes, sort_keys=True)} |")
+        print(f"| agent: completions settled superseded / runs declared uncertain at a restart | {superseded} / {uncertain} |")
         print(f"| faults injected | {json.dumps(dict(sorted(injected.items())))} |")
         print(f"| agent lives | {len(agent.lives)} |")
         print(f"| lost / started twice / succeeded without end | {len(lost)} / {len(twice)} / {len(bad_success)} |")
