@@ -32,6 +32,10 @@ import time
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 CP_IP, AG_IP = "169.254.213.1", "169.254.213.2"
 H_MS, L_MS = 5_000, 15_000  # the control plane's heartbeat interval and lease: faults are sized on them
+# Closed-loop load: a run is submitted only while fewer than this many are open (not terminal) at the
+# control plane. An open-loop rate above what 2 slots finish grows a queue without bound, and the end's
+# "nothing lost" would then measure the backlog, not the agent.
+MAX_OPEN = 6
 
 
 def log(msg):
@@ -96,6 +100,7 @@ class ControlPlane:
         self.work, self.port, self.admin, self.proc, self.incarnation = work, port, admin, None, 0
         self.violations = {}  # incarnation -> [violation]
         self.sessions = {}  # incarnation -> session ids it issued
+        self.runs = {}  # incarnation -> {runId: state} when it was stopped
 
     def start(self):
         self.incarnation += 1
@@ -104,7 +109,10 @@ class ControlPlane:
             [os.path.join(ROOT, "bin/ql3-control-plane"), "serve", "--pki", os.path.join(self.work, "pki"),
              "--host", CP_IP, "--port", str(self.port), "--admin-port", str(self.admin),
              "--heartbeat-interval-ms", str(H_MS), "--lease-ttl-ms", str(L_MS),
-             "--draining-lease-ttl-ms", str(L_MS)], stdout=out, stderr=subprocess.STDOUT)
+             "--draining-lease-ttl-ms", str(L_MS),
+             # A real control plane keeps its generations across a restart (contract section 5: a register
+             # answer is above any generation the worker held). Sessions and runs are still forgotten.
+             "--generations-file", os.path.join(self.work, "cp-generations")], stdout=out, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
             try:
@@ -120,6 +128,7 @@ class ControlPlane:
                 self.violations[self.incarnation] = self.get("/violations")["violations"]
                 self.sessions[self.incarnation] = {s["sessionId"] for w in self.get("/sessions")["workers"]
                                                    for s in w["sessions"]}
+                self.runs[self.incarnation] = {r["runId"]: r["state"] for r in self.get("/runs")["runs"]}
             except OSError:
                 pass
             self.proc.kill()
@@ -211,6 +220,25 @@ def du(path):
     return total
 
 
+def log_counts(work):
+    """From the kept logs: completions accepted by every incarnation, by outcome; what the agent settled
+    superseded (a completion the control plane no longer knew); runs declared uncertain at a restart."""
+    outcomes, superseded, uncertain = {}, 0, 0
+    for name in sorted(os.listdir(work)):
+        if re.fullmatch(r"cp-\d+\.log", name):
+            for line in open(os.path.join(work, name), errors="replace"):
+                m = re.search(r" complete .* outcome=(\w+)", line)
+                if m:
+                    outcomes[m.group(1)] = outcomes.get(m.group(1), 0) + 1
+    for line in open(os.path.join(work, "agent.log"), errors="replace"):
+        if "event=completion.superseded" in line:
+            superseded += 1
+        m = re.search(r"event=journal\.reconciled uncertain=(\d+)", line)
+        if m:
+            uncertain += int(m.group(1))
+    return outcomes, superseded, uncertain
+
+
 TERMINAL = ("completed", "cancelled", "quarantined")  # the control plane's terminal run states
 FAULTS = ["link_down_short", "link_down_long", "blackhole_short", "blackhole_long", "slow_link",
           "freeze_short", "freeze_long", "disk_full", "cp_restart", "cp_faults", "agent_kill9", "agent_restart"]
@@ -244,7 +272,12 @@ def main():
         mounted = True
         run(os.path.join(ROOT, "bin/ql3-control-plane"), "dev-pki", "--out", os.path.join(work, "pki"),
             "--worker", "soak-0001", "--days", "2", "--server-ip", CP_IP)
-        port, admin = 20000 + rnd.randrange(20000), 40000 + rnd.randrange(20000)
+        # Both ports below the kernel's ephemeral range (32768-60999 by default): a port in it can be
+        # taken as the local port of any outgoing connection on this machine while the control plane
+        # is down for a restart (seen: the admin port, EADDRINUSE at the 5th start).
+        low = int(open("/proc/sys/net/ipv4/ip_local_port_range").read().split()[0])
+        top = min(low, 32768)
+        port, admin = 10000 + rnd.randrange((top - 10000) // 2), 10000 + (top - 10000) // 2 + rnd.randrange((top - 10000) // 2)
         cp = ControlPlane(work, port, admin)
         cp.start()
         w = os.path.join(work, "pki", "workers", "soak-0001")
@@ -275,7 +308,13 @@ file = "status.json"
         agent.start()
 
         submitted = {}  # runId -> (incarnation, kind)
+        scripts = {}  # runId -> (kind, script): what a restart resubmits
         cancel_at = {}
+        carry = []  # (runId of an earlier incarnation, kind, script) queued at its restart, still to resubmit
+        carried = {}  # runId of an earlier incarnation -> the runId it was resubmitted as
+        leased_at_restart = 0
+        open_runs = set()  # runIds at the current incarnation not seen terminal yet
+        next_poll = 0
         schedule = FAULTS[:]
         rnd.shuffle(schedule)
         start = time.monotonic()
@@ -293,15 +332,23 @@ file = "status.json"
             code = 3 if kind == "fail" else 0
             script = (f'set -C; m={marks}/$QL3_RUN_ID.$QL3_ATTEMPT; echo start > "$m.start" || echo "$m" >> {marks}/twice;'
                       f' sleep {sleep:.2f}; echo end > "$m.end"; exit {code}')
+            post(kind, script)
+
+        def post(kind, script):
+            """Queues one run at the current incarnation; its runId, or None when the call failed."""
             try:
                 r = cp.call("POST", "/runs", {"count": 1, "executor": "process", "timeoutMs": 120000,
                                               "spec": {"argv": ["/bin/sh", "-c", script], "cwd": None, "env": {}}})
             except OSError:
-                return
+                return None
             for rid in r.get("runIds", []):
                 submitted[rid] = (cp.incarnation, kind)
+                scripts[rid] = (kind, script)
+                open_runs.add(rid)
                 if kind == "cancel":
                     cancel_at[rid] = time.monotonic() + rnd.uniform(1, 8)
+                return rid
+            return None
 
         def begin(kind):
             """Starts a fault; returns (undo, seconds) or None for an instant one."""
@@ -328,8 +375,20 @@ file = "status.json"
                         left -= 1 << 20
                 return (lambda: os.remove(filler)), rnd.uniform(8, 15)
             if kind == "cp_restart":
+                nonlocal leased_at_restart
                 cp.stop()
+                before = cp.runs.get(cp.incarnation, {})
+                open_runs.clear()
                 cp.start()
+                # The reference control plane forgets its queue; a real one keeps it. Runs still queued at
+                # the restart are resubmitted (new runIds) so that "nothing lost" covers every run until
+                # the end, not only the last incarnation's. Runs leased at the restart belong to the
+                # agent's journal: it runs them once and their completions are answered as gone.
+                for rid, state in before.items():
+                    if state == "queued" and rid in scripts:
+                        carry.append((rid,) + scripts[rid])
+                    elif state == "leased":
+                        leased_at_restart += 1
                 return None
             if kind == "cp_faults":
                 for fault in ({"operation": "heartbeat", "action": "delay", "delayMs": 3000},
@@ -359,9 +418,22 @@ file = "status.json"
         # Faults go on past --seconds until every kind has been injected once.
         while time.monotonic() - start < a.seconds or active is not None or schedule:
             now = time.monotonic()
-            if now >= next_submit and (now - start < a.seconds or schedule):
+            if now >= next_poll:
+                for rid in list(open_runs):
+                    try:
+                        if cp.get(f"/runs/{rid}").get("state") in TERMINAL:
+                            open_runs.discard(rid)
+                    except OSError:
+                        break
+                next_poll = now + 1
+            if now >= next_submit and (now - start < a.seconds or schedule) and len(open_runs) < MAX_OPEN:
                 submit()
                 next_submit = now + rnd.uniform(0.3, 1.0)
+            while carry:
+                new = post(carry[0][1], carry[0][2])
+                if new is None:
+                    break  # the admin API did not answer: next loop
+                carried[carry.pop(0)[0]] = new
             for rid, at in list(cancel_at.items()):
                 if now >= at:
                     try:
@@ -395,6 +467,12 @@ file = "status.json"
                 next_sample = now + 2
             time.sleep(0.05)
 
+        while carry:
+            new = post(carry[0][1], carry[0][2])
+            if new is None:
+                time.sleep(0.5)
+                continue
+            carried[carry.pop(0)[0]] = new
         missing = [k for k in FAULTS if k not in injected]
         log(f"faults done ({sum(injected.values())}); settling")
         current = [rid for rid, (inc, _) in submitted.items() if inc == cp.incarnation]
@@ -465,8 +543,14 @@ file = "status.json"
         print()
         print(f"| soak | seed {seed} | {a.seconds} s of faults |")
         print("|---|---|")
-        print(f"| runs submitted | {len(submitted)} ({len(current)} to the last control plane incarnation of {cp.incarnation}) |")
+        print(f"| runs submitted | {len(submitted) - len(carried)} ({len(current)} at the last control plane incarnation of {cp.incarnation},"
+              f" of them {sum(1 for r in current if r in carried.values())} resubmitted) |")
+        print(f"| control plane restarts | {cp.incarnation - 1}: {len(carried)} runs queued at a restart resubmitted to the next"
+              f" incarnation, {leased_at_restart} leased at a restart (settled from the agent's journal) |")
         print(f"| outcomes (last incarnation) | {json.dumps(outcomes, sort_keys=True)} |")
+        all_outcomes, superseded, uncertain = log_counts(work)
+        print(f"| completions accepted, all incarnations (control plane logs) | {json.dumps(all_outcomes, sort_keys=True)} |")
+        print(f"| agent: completions settled superseded / runs declared uncertain at a restart | {superseded} / {uncertain} |")
         print(f"| faults injected | {json.dumps(dict(sorted(injected.items())))} |")
         print(f"| agent lives | {len(agent.lives)} |")
         print(f"| lost / started twice / succeeded without end | {len(lost)} / {len(twice)} / {len(bad_success)} |")

@@ -18,6 +18,7 @@ import io.ql3.worker.controlplane.state.Auditor;
 import io.ql3.worker.controlplane.state.ControlPlane;
 import io.ql3.worker.controlplane.state.EventLog;
 import io.ql3.worker.controlplane.state.FaultPlan;
+import io.ql3.worker.controlplane.state.GenerationFile;
 import io.ql3.worker.controlplane.state.Settings;
 import java.io.IOException;
 import java.net.InetSocketAddress;
@@ -31,9 +32,18 @@ import java.util.concurrent.TimeUnit;
  * second on the first event loop. All server state lives in one {@link ControlPlane} (one lock).
  */
 public final class ControlPlaneServer implements AutoCloseable {
-  /** How to run. Port 0: an ephemeral port (see {@link #ingressAddress()}). */
+  /**
+   * How to run. Port 0: an ephemeral port (see {@link #ingressAddress()}). {@code generationsFile}: where
+   * each worker's generation counter outlives a restart ({@link GenerationFile}), or null (all in memory).
+   */
   public record Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
-      int ioThreads, EventLog log, boolean verbose, SocketTransport transport) {
+      int ioThreads, EventLog log, boolean verbose, SocketTransport transport, Path generationsFile) {
+    /** Generations in memory. */
+    public Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
+        int ioThreads, EventLog log, boolean verbose, SocketTransport transport) {
+      this(pkiDir, host, port, adminPort, alpn, settings, clock, ioThreads, log, verbose, transport, null);
+    }
+
     /** With {@link SocketTransport#AUTO}. */
     public Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
         int ioThreads, EventLog log, boolean verbose) {
@@ -58,7 +68,8 @@ public final class ControlPlaneServer implements AutoCloseable {
     var ssl = TlsContexts.server(config.pkiDir(), config.alpn());
     ContractWire wire = new ContractWire();
     this.auditor = new Auditor(config.clock(), config.log());
-    this.controlPlane = new ControlPlane(config.clock(), config.settings(), wire, auditor, config.log());
+    this.controlPlane = new ControlPlane(config.clock(), config.settings(), wire, auditor, config.log(),
+        config.generationsFile() == null ? null : GenerationFile.open(config.generationsFile()));
     this.faults = new FaultPlan();
     this.connections = new ConnectionRegistry(config.clock(), auditor, config.log(),
         config.settings().heartbeatIntervalMs());

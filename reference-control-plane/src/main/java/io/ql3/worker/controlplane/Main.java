@@ -115,12 +115,18 @@ public final class Main implements Callable<Integer> {
     @Option(names = "--verbose", description = "Also log every successful answer (one line each).")
     boolean verbose;
 
+    @Option(names = "--generations-file",
+        description = "Keep each worker's generation counter in this file, so a restart never hands out a generation "
+            + "again (contract section 5); everything else stays in memory. Default: none (all in memory).")
+    Path generationsFile;
+
     @Override
     public Integer call() throws Exception {
       Settings settings = new Settings(heartbeatIntervalMs, leaseTtlMs, drainingLeaseTtlMs, earlyToleranceMs,
           Settings.defaults().pullIdsKept());
       ControlPlaneServer server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, host, port, adminPort,
-          Alpn.parse(alpn), settings, Clock.systemUTC(), ioThreads, EventLog.to(System.out), verbose, transport));
+          Alpn.parse(alpn), settings, Clock.systemUTC(), ioThreads, EventLog.to(System.out), verbose, transport,
+          generationsFile));
       CountDownLatch stopped = new CountDownLatch(1);
       Runtime.getRuntime().addShutdownHook(new Thread(() -> {
         System.out.println(java.time.Instant.now() + " stopping (signal)");

@@ -165,7 +165,7 @@ public final class WorkerAgent {
     int code = start();
     if (code != ExitCode.OK.code() || phase == Phase.STOPPED) {
       closeQuietly();
-      return code;
+      return code != EX_OK ? code : exitCode.get();
     }
     try {
       stopped.await();
@@ -656,7 +656,15 @@ public final class WorkerAgent {
       c.close();
     }
     if (journal != null) {
-      journal.close();
+      try {
+        journal.close();
+      } catch (RuntimeException e) {
+        // The journal's directory failed under it (a device error turns ext4 read-only: the owner
+        // file cannot be removed). The lock goes with the process; what was forced stays forced.
+        // A journal I/O failure is exit 74, never an uncaught exception (exit 1).
+        log.error("journal.release_failed", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
+        exitCode.compareAndSet(EX_OK, EX_IOERR);
+      }
       var stats = journal.stats(); // group commits over this process's life: forces per run in benchmarks
       log.info("journal.released", "dir", config.journal().dir(), "records", stats.records(), "forces", stats.forces());
     }

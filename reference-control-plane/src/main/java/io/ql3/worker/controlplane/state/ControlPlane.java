@@ -26,7 +26,7 @@ import java.util.TreeMap;
  * lease on the injected clock), replay, fencing, the run queue, offers, reclaim and completions.
  *
  * <p>Concurrency: every public method runs under this object's monitor (one lock for all state). Calls are
- * short (no I/O); parked pulls are answered through {@link PullWaiter#deliver}, which implementations must
+ * short (no I/O, except recording a new generation when a {@link GenerationFile} is given); parked pulls are answered through {@link PullWaiter#deliver}, which implementations must
  * only hand off to their own thread. Time comes only from the {@link Clock}: tests drive it by hand.
  */
 public final class ControlPlane {
@@ -54,6 +54,8 @@ public final class ControlPlane {
   private final Auditor auditor;
   private final EventLog log;
   private final String runIdPrefix;
+  /** Where generations outlive this process, or null (everything in memory). */
+  private final GenerationFile generations;
 
   private final Map<String, Worker> workers = new HashMap<>();
   private final Map<String, Run> runs = new LinkedHashMap<>();
@@ -84,6 +86,17 @@ public final class ControlPlane {
   }
 
   public ControlPlane(Clock clock, Settings settings, WireCodec wire, Auditor auditor, EventLog log) {
+    this(clock, settings, wire, auditor, log, null);
+  }
+
+  /**
+   * @param generations where each worker's generation counter is kept across restarts (every
+   *     generation handed out is recorded before it is answered; the only I/O under the lock), or
+   *     null to keep it in memory like everything else
+   */
+  public ControlPlane(Clock clock, Settings settings, WireCodec wire, Auditor auditor, EventLog log,
+      GenerationFile generations) {
+    this.generations = generations;
     this.clock = clock;
     this.settings = settings;
     this.wire = wire;
@@ -126,6 +139,7 @@ public final class ControlPlane {
       fence(previous, "replaced by session " + sessionId);
     }
     long generation = ++w.generation;
+    recordGeneration(w);
     byte[] response = wire.registerResponse(generation, settings.heartbeatIntervalMs(), settings.leaseTtlMs(),
         previous == null ? null : previous.generation,
         previous == null ? null : previous.sessionId,
@@ -713,7 +727,19 @@ public final class ControlPlane {
   }
 
   private Worker worker(String workerId) {
-    return workers.computeIfAbsent(workerId, Worker::new);
+    return workers.computeIfAbsent(workerId, id -> {
+      Worker w = new Worker(id);
+      if (generations != null) {
+        w.generation = generations.last(id); // the next register answers one more than any earlier lifetime did
+      }
+      return w;
+    });
+  }
+
+  private void recordGeneration(Worker w) {
+    if (generations != null) {
+      generations.record(w.workerId, w.generation);
+    }
   }
 
   private Session session(String workerId, String sessionId) {
@@ -816,6 +842,7 @@ public final class ControlPlane {
     }
     expireIfDue(w.current, clock.millis());
     w.generation++;
+    recordGeneration(w);
     fence(w.current, "fenced by the admin");
     w.current = null;
     settleParked(clock.millis());
@@ -832,6 +859,7 @@ public final class ControlPlane {
       throw new IllegalStateException("worker " + workerId + " already has sessions");
     }
     w.generation = generation;
+    recordGeneration(w);
   }
 
   public synchronized List<Views.RunView> runs() {
