@@ -8,7 +8,8 @@
 #      not measured), then N noop runs are submitted at once (measured):
 #        - runs/s = N / (submit -> the Nth completion.delivered line), timestamps from one driver;
 #        - CPU per run = user+system time of the agent and of the control plane (/proc/PID/stat)
-#          between the submit and the Nth delivery, divided by N;
+#          between the submit and the Nth delivery, divided by N; also without the JIT compiler
+#          threads (/proc/PID/task/*/stat), which are still busy in a young JVM;
 #        - journal forces per run, from the agent's journal.released line at exit: the whole
 #          process life (register, warm-up, measured batch, drain) over warm-up + measured runs.
 #      durable: the agent's directory (journal, run work dirs) on the ordinary disk (the script's
@@ -127,21 +128,24 @@ def threads(pid):
         out[(tid, name)] = (int(f[11]) + int(f[12])) / hz
     return out
 per_thread = os.environ.get('THREADS') == '1'
-if per_thread:
-    th0 = {p: threads(p) for p in (apid, cpid)}
+th0 = {p: threads(p) for p in (apid, cpid)}
 a0, c0, t0 = cpu(apid), cpu(cpid), time.monotonic()
 submit(runs); await_delivered(warmup + runs, 300)
 t1, a1, c1 = time.monotonic(), cpu(apid), cpu(cpid)
-if per_thread:
-    for p, who in ((apid, 'agent'), (cpid, 'control plane')):
-        th1 = threads(p); agg = {}
-        for k, v in th1.items():
-            name = ''.join(ch for ch in k[1] if not ch.isdigit()).rstrip('-#')
-            agg[name] = agg.get(name, 0) + v - th0[p].get(k, 0)
+jit = {}
+for p, who in ((apid, 'agent'), (cpid, 'control plane')):
+    th1 = threads(p); agg = {}
+    for k, v in th1.items():
+        name = ''.join(ch for ch in k[1] if not ch.isdigit()).rstrip('-#')
+        agg[name] = agg.get(name, 0) + v - th0[p].get(k, 0)
+    # the JIT's own threads (C1/C2 compiler threads, code sweeper): warm-up, not per-run work
+    jit[p] = sum(v for n, v in agg.items() if 'Compiler' in n or n.startswith('Sweeper'))
+    if per_thread:
         top = sorted(agg.items(), key=lambda kv: -kv[1])[:8]
         print(f'# {mode} {who} CPU per run by thread: ' + ', '.join(f'{n} {v * 1e6 / runs:.0f} us' for n, v in top),
               file=sys.stderr)
-print(f'{mode} {runs / (t1 - t0):.0f} {(a1 - a0) * 1e6 / runs:.0f} {(c1 - c0) * 1e6 / runs:.0f} {1000 * (t1 - t0):.0f} {load}')
+print(f'{mode} {runs / (t1 - t0):.0f} {(a1 - a0) * 1e6 / runs:.0f} {(c1 - c0) * 1e6 / runs:.0f} {1000 * (t1 - t0):.0f} {load}'
+      f' {(a1 - a0 - jit[apid]) * 1e6 / runs:.0f} {(c1 - c0 - jit[cpid]) * 1e6 / runs:.0f}')
 PY
   kill -TERM "$agent_pid"; wait "$agent_pid" || true; agent_pid=
   fr=$(sed -n 's/.*event=journal.released.* forces=\([0-9]*\).*/\1/p' "$dir/agent.log" | head -1)
@@ -164,20 +168,21 @@ for line in open(sys.argv[1]):
     p = line.split()
     if p[0] == 'forces_per_run_whole_life':
         fpr.append(float(p[1])); continue
-    rows.append(dict(mode=p[0], rps=int(p[1]), a=int(p[2]), c=int(p[3]), ms=int(p[4]), load=p[5]))
+    rows.append(dict(mode=p[0], rps=int(p[1]), a=int(p[2]), c=int(p[3]), ms=int(p[4]), load=p[5], aj=int(p[6]), cj=int(p[7])))
 for r, f in zip(rows, fpr):
     r['fpr'] = f
 print(f"\nnoop runs per batch {sys.argv[2]} (after {sys.argv[3]} warm-up runs on the same agent)")
-print(f"{'batch':<6}{'mode':<13}{'runs/s':>8}{'agent CPU/run':>15}{'CP CPU/run':>12}{'wall ms':>9}{'forces/run':>12}{'load':>7}")
+print(f"{'batch':<6}{'mode':<13}{'runs/s':>8}{'agent CPU/run':>15}{'excl. JIT':>11}{'CP CPU/run':>12}{'excl. JIT':>11}{'wall ms':>9}{'forces/run':>12}{'load':>7}")
 for i, r in enumerate(rows, 1):
-    print(f"{i:<6}{r['mode']:<13}{r['rps']:>8}{r['a']:>12} us{r['c']:>9} us{r['ms']:>9}{r.get('fpr', 0):>12.3f}{r['load']:>7}")
+    print(f"{i:<6}{r['mode']:<13}{r['rps']:>8}{r['a']:>12} us{r['aj']:>8} us{r['c']:>9} us{r['cj']:>8} us{r['ms']:>9}{r.get('fpr', 0):>12.3f}{r['load']:>7}")
 d = [r for r in rows if r['mode'] == 'durable']; n = [r for r in rows if r['mode'] == 'non-durable']
 def rng(xs, k): v = [x[k] for x in xs]; return f"{min(v)}-{max(v)}" if len(v) > 1 else f"{v[0]}"
-print(f"durable     runs/s {rng(d, 'rps')}  agent CPU/run {rng(d, 'a')} us  CP CPU/run {rng(d, 'c')} us")
-print(f"non-durable runs/s {rng(n, 'rps')}  agent CPU/run {rng(n, 'a')} us  CP CPU/run {rng(n, 'c')} us")
+print(f"durable     runs/s {rng(d, 'rps')}  agent CPU/run {rng(d, 'a')} us (excl. JIT {rng(d, 'aj')})  CP CPU/run {rng(d, 'c')} us (excl. JIT {rng(d, 'cj')})")
+print(f"non-durable runs/s {rng(n, 'rps')}  agent CPU/run {rng(n, 'a')} us (excl. JIT {rng(n, 'aj')})  CP CPU/run {rng(n, 'c')} us (excl. JIT {rng(n, 'cj')})")
 ratios = [f"{a['rps'] / b['rps']:.2f}" for a, b in zip(d, n)]
 print(f"durable/non-durable runs/s ratio per round: {' '.join(ratios)}")
-print("(forces/run counts the agent's whole life: register, warm-up, measured batch, drain)")
+print("(forces/run counts the agent's whole life: register, warm-up, measured batch, drain;")
+print(" excl. JIT: minus the C1/C2 compiler and sweeper threads, still compiling in a young JVM)")
 PY
 
 if [ "$latency" = 1 ]; then
