@@ -4,7 +4,7 @@
 #
 #   1. One reference control plane. For each round (default 2) and each mode, alternating
 #      durable, non-durable, durable, non-durable, ...: a fresh `ql3-worker run --profile node`
-#      (16 slots, page 8) registers, W warm-up noop runs are submitted at once and awaited (JIT,
+#      (16 slots, page 8 unless --pull-page) registers, W warm-up noop runs are submitted at once and awaited (JIT,
 #      not measured), then N noop runs are submitted at once (measured):
 #        - runs/s = N / (submit -> the Nth completion.delivered line), timestamps from one driver;
 #        - CPU per run = user+system time of the agent and of the control plane (/proc/PID/stat)
@@ -21,7 +21,7 @@
 # Prints the load average before every measured batch and one summary table at the end.
 #
 # Usage: bench/scripts/node-throughput.sh [--runs N] [--warmup W] [--rounds R] [--latency-runs L]
-#          [--no-latency] [--no-jmh]
+#          [--no-latency] [--no-jmh] [--pull-page P]
 #   defaults: --runs 2000 --warmup 1000 --rounds 2 --latency-runs 200; about 1.5-3 min without JMH.
 # KEEP=1 keeps the work directories (logs); THREADS=1 also prints CPU per run by thread name. QL3_JAVA_OPTS is passed to the agents (e.g. a JFR
 # recording), QL3_CP_JAVA_OPTS to the control plane.
@@ -30,13 +30,14 @@ set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 select_jdk
-runs=2000; warmup=1000; rounds=2; jmh=1; latency=1; latency_runs=200
+runs=2000; warmup=1000; rounds=2; jmh=1; latency=1; latency_runs=200; pull_page=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --latency-runs) latency_runs=$2; shift 2 ;;
+    --pull-page) pull_page=$2; shift 2 ;;
     --no-latency) latency=0; shift ;;
     --no-jmh) jmh=0; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
@@ -72,6 +73,7 @@ batch() {
 work-dir = "runs"
 max-concurrent-runs = 16
 executors = ["noop"]
+${pull_page:+pull-page = $pull_page}
 CONF
   bin/ql3-worker run --profile node --config "$dir/agent.toml" > "$dir/agent.log" 2>&1 &
   agent_pid=$!
