@@ -25,7 +25,9 @@ public record JournalFacts(String workerId, long lastSeq, Optional<SessionFact> 
         accepted = List.copyOf(accepted);
         running = List.copyOf(running);
         pendingCompletions = List.copyOf(pendingCompletions);
-        settled = List.copyOf(settled);
+        // The journal's own snapshot of the window is immutable already (copying it after every
+        // append cost ~1,000 allocations on the pull path); any other list is copied.
+        settled = settled instanceof SettledWindow.View ? settled : List.copyOf(settled);
         openPulls = List.copyOf(openPulls);
     }
 
@@ -50,6 +52,9 @@ public record JournalFacts(String workerId, long lastSeq, Optional<SessionFact> 
             if (f.key().equals(key)) {
                 return Optional.of(f);
             }
+        }
+        if (settled instanceof SettledWindow.View w) {
+            return Optional.ofNullable(w.find(key)); // a hash lookup, not a scan of the window
         }
         for (RunFact f : settled) {
             if (f.key().equals(key)) {

@@ -45,6 +45,8 @@ final class JournalState {
     private final int windowSize;
     private final LinkedHashMap<RunKey, Run> live = new LinkedHashMap<>();
     private final LinkedHashMap<RunKey, Run> window = new LinkedHashMap<>();
+    /** The window's facts, in the window's order: snapshots without copying (see SettledWindow). */
+    private final SettledWindow settledFacts;
     private final LinkedHashMap<String, PullReservation> pulls = new LinkedHashMap<>();
     private SessionFact session;
     private long lastSeq;
@@ -53,6 +55,7 @@ final class JournalState {
     JournalState(String workerId, int windowSize) {
         this.workerId = workerId;
         this.windowSize = windowSize;
+        this.settledFacts = new SettledWindow(windowSize);
     }
 
     long lastSeq() {
@@ -181,11 +184,22 @@ final class JournalState {
     }
 
     private void addToWindow(Run run) {
-        window.put(run.offer.runKey(), run);
+        if (window.put(run.offer.runKey(), run) == null) {
+            settledFacts.add(run.fact());
+        } else {
+            // Not reachable through apply (an attempt is never settled twice); kept exact anyway: the
+            // map keeps the first position, so the facts are rebuilt in the map's order.
+            List<RunFact> facts = new ArrayList<>(window.size());
+            for (Run r : window.values()) {
+                facts.add(r.fact());
+            }
+            settledFacts.reset(facts);
+        }
         while (window.size() > windowSize) {
             Iterator<RunKey> it = window.keySet().iterator();
             it.next();
             it.remove();
+            settledFacts.evictOldest();
         }
     }
 
@@ -231,10 +245,7 @@ final class JournalState {
                 default -> throw new IllegalStateException("settled run in live set: " + r.offer.runKey());
             }
         }
-        List<RunFact> settled = new ArrayList<>(window.size());
-        for (Run r : window.values()) {
-            settled.add(r.fact());
-        }
+        List<RunFact> settled = settledFacts.snapshot(); // settled facts never change: no copy
         JournalFacts f = new JournalFacts(workerId, lastSeq, Optional.ofNullable(session), accepted, running,
                 pending, settled, new ArrayList<>(pulls.values()), Optional.ofNullable(recoveryRequired));
         if (recoveryRequired == null) {

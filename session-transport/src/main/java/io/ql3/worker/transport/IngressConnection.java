@@ -48,8 +48,10 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.DoubleSupplier;
 
@@ -106,6 +108,18 @@ final class IngressConnection implements AutoCloseable {
     private TransportFailure lastConnectFailure;
     private Throwable closeCause;
     private boolean pumpScheduled;
+    /**
+     * Requests handed over by other threads, taken by ONE event-loop task: a burst of requests (the
+     * outbox's completions) becomes one pump, whose h2 streams share one flush (one TLS write).
+     */
+    private final ConcurrentLinkedQueue<Runnable> submissions = new ConcurrentLinkedQueue<>();
+    private final AtomicBoolean drainScheduled = new AtomicBoolean();
+    /** True while {@link #drainSubmissions} runs: {@link #enqueue} leaves the pump to it. */
+    private boolean draining;
+    /** True while pump() opens h2 streams: a stream written then leaves the flush to pump(). */
+    private boolean openingInPump;
+    /** h2 streams written by pump() and not flushed yet. */
+    private boolean unflushed;
     /** Handshake-only probes ({@code check --connect}) waiting for the connection or its confirmation. */
     private final ArrayDeque<Probe> probes = new ArrayDeque<>();
     /** The server's h2 SETTINGS arrived on the current connection: it accepted our certificate. */
@@ -152,8 +166,36 @@ final class IngressConnection implements AutoCloseable {
         }
         Exchange ex = new Exchange(path, body, responseCap, errorCap, abortable, h2Only, token.bearerValue(),
                 creds.tls().generation());
-        loop.execute(() -> enqueue(ex, deadline));
+        submit(() -> enqueue(ex, deadline));
         return ex.promise;
+    }
+
+    /** Runs {@code task} on the event loop, batched with the other submissions waiting there. */
+    private void submit(Runnable task) {
+        submissions.add(task);
+        if (drainScheduled.compareAndSet(false, true)) {
+            try {
+                loop.execute(this::drainSubmissions);
+            } catch (RuntimeException e) {
+                drainScheduled.set(false);
+                submissions.remove(task);
+                throw e;
+            }
+        }
+    }
+
+    private void drainSubmissions() {
+        drainScheduled.set(false);
+        draining = true;
+        try {
+            Runnable task;
+            while ((task = submissions.poll()) != null) {
+                task.run();
+            }
+        } finally {
+            draining = false;
+        }
+        pump();
     }
 
     /** Aborts parked pulls (h2 only; an http/1.1 pull is never aborted, per the contract). */
@@ -281,7 +323,9 @@ final class IngressConnection implements AutoCloseable {
         ex.deadline = loop.schedule(() -> deadlineReached(ex), deadline.toNanos(), TimeUnit.NANOSECONDS);
         newestGeneration = Math.max(newestGeneration, ex.credentialGeneration);
         waiting.add(ex);
-        pump();
+        if (!draining) {
+            pump();
+        }
     }
 
     /**
@@ -368,10 +412,19 @@ final class IngressConnection implements AutoCloseable {
                         h1.send(h1Context, ex);
                     }
                 } else if (!confirmBeforeSending || serverSpoke) {
-                    while (!waiting.isEmpty()) {
-                        Exchange ex = waiting.poll();
-                        inFlight.add(ex);
-                        openStream(ex);
+                    openingInPump = true;
+                    try {
+                        while (!waiting.isEmpty()) {
+                            Exchange ex = waiting.poll();
+                            inFlight.add(ex);
+                            openStream(ex);
+                        }
+                    } finally {
+                        openingInPump = false;
+                        if (unflushed) {
+                            unflushed = false;
+                            channel.flush(); // every stream written above: one flush, one TLS write
+                        }
                     }
                 }
             }
@@ -678,11 +731,18 @@ final class IngressConnection implements AutoCloseable {
                     .setInt(HttpHeaderNames.CONTENT_LENGTH, ex.body.length);
             ex.sent = true;
             stream.write(new DefaultHttp2HeadersFrame(h, false));
-            stream.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(ex.body), true)).addListener(w -> {
+            stream.write(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(ex.body), true)).addListener(w -> {
                 if (!w.isSuccess()) {
                     ex.fail(FailureClassifier.classify(w.cause()), "write failed", w.cause());
                 }
             });
+            // Flushed by pump() once every waiting request is written; a stream opened later (its
+            // open completed asynchronously) flushes itself.
+            if (openingInPump) {
+                unflushed = true;
+            } else {
+                stream.flush();
+            }
         });
     }
 

@@ -60,6 +60,7 @@ public final class EventLog {
   /** Distinct repeated lines remembered (the oldest is forgotten first). */
   private static final int REPEATS_KEPT = 256;
 
+  private static final String LINE_END = System.lineSeparator();
   private final PrintStream out;
   private final LogFormat format;
   private final Clock clock;
@@ -140,7 +141,9 @@ public final class EventLog {
       }
     }
     String line = format(level, event, kv);
-    out.println(syslogPrefix ? "<" + level.syslogPriority + ">" + line : line);
+    // One write per line: println writes the text and the line separator apart (a stream with
+    // autoflush and a small buffer, like System.out, makes that two write calls per line).
+    out.print((syslogPrefix ? "<" + level.syslogPriority + ">" + line : line) + LINE_END);
   }
 
   /**

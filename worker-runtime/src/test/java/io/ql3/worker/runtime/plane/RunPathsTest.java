@@ -39,4 +39,29 @@ class RunPathsTest {
     paths.cleanUp("deep", 1);
     assertThat(paths.workDirectory("deep", 1)).doesNotExist();
   }
+
+  @Test
+  void logsArePrunedInBatchesToTheNewestKept() throws Exception {
+    int kept = 4;
+    RunPaths paths = new RunPaths(tmp.resolve("work"), kept);
+    Path logsDir = paths.outputLog("r0", 1).getParent();
+    long t = 1_700_000_000_000L;
+    for (int i = 0; i < 40; i++) {
+      Path log = paths.outputLog("r" + i, 1);
+      Files.writeString(log, "out " + i);
+      Files.setLastModifiedTime(log, java.nio.file.attribute.FileTime.fromMillis(t + i * 1000L));
+      paths.cleanUp("r" + i, 1);
+      long count;
+      try (var s = Files.list(logsDir)) {
+        count = s.count();
+      }
+      assertThat(count).isLessThanOrEqualTo(3L * kept);
+    }
+    assertThat(logsDir.resolve("r39@1.log")).exists();
+    try (var s = Files.list(logsDir)) {
+      // the oldest are gone: every log left is among the newest 3 x kept
+      assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString().replaceAll("^r(\\d+)@1\\.log$", "$1"))))
+          .allMatch(i -> i >= 40 - 3 * kept);
+    }
+  }
 }

@@ -1,0 +1,166 @@
+package io.ql3.worker.journal;
+
+import java.util.AbstractList;
+import java.util.Arrays;
+import java.util.RandomAccess;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * The settled window's facts, kept so that a {@link JournalFacts} snapshot costs O(1) instead of
+ * a copy of the whole window (1,024 entries by default) after every append, and so that
+ * {@link JournalFacts#recentCompletion} is a hash lookup instead of a scan of the window.
+ *
+ * <p>Settled facts are appended to an array at increasing positions and never changed: a
+ * snapshot ({@link View}) is the range {@code [from, to)} of the array it was taken from, so it
+ * stays valid (and immutable) while later appends go on. When the array is full the retained
+ * range moves to a new one; old snapshots keep the old array.
+ *
+ * <p>Index: key → its latest position, for every position at or above {@code floor}; entries of
+ * positions below {@code floor} are removed. {@code floor} trails the window's start by one
+ * window, so a snapshot that is at most one window of evictions old still looks up in O(1); an
+ * older one (or an index answer it cannot trust) scans its own range.
+ *
+ * <p>Mutated by the journal's writer (or recovery) under the journal's state lock, the same
+ * lock under which snapshots are taken; a snapshot may be read on any thread without it.
+ */
+final class SettledWindow {
+    private final int windowSize;
+    private final ConcurrentHashMap<RunKey, Long> index = new ConcurrentHashMap<>();
+    private RunFact[] array;
+    /** Position of {@code array[0]}. */
+    private long base;
+    /** The window: positions {@code [from, to)}. */
+    private long from;
+    private long to;
+    /** Positions at or above it are in {@link #index}. Written before an entry is removed. */
+    private volatile long floor;
+    private View snapshot;
+
+    SettledWindow(int windowSize) {
+        this.windowSize = windowSize;
+        this.array = new RunFact[capacity()];
+    }
+
+    private int capacity() {
+        return Math.max(16, 3 * windowSize + 3);
+    }
+
+    int size() {
+        return (int) (to - from);
+    }
+
+    /** Appends a settled fact at the window's end. */
+    void add(RunFact fact) {
+        if (to - base == array.length) {
+            RunFact[] next = new RunFact[Math.max(capacity(), 2 * (int) (to - floor) + 1)];
+            System.arraycopy(array, (int) (floor - base), next, 0, (int) (to - floor));
+            array = next;
+            base = floor;
+        }
+        array[(int) (to - base)] = fact;
+        index.put(fact.key(), to);
+        to++;
+        snapshot = null;
+    }
+
+    /** Drops the oldest fact of the window. */
+    void evictOldest() {
+        if (from == to) {
+            throw new IllegalStateException("empty settled window");
+        }
+        from++;
+        while (from - floor > windowSize) {
+            long p = floor;
+            RunFact old = array[(int) (p - base)];
+            floor = p + 1;
+            index.remove(old.key(), p); // the fact stays in the array: an older snapshot may still read it
+        }
+        snapshot = null;
+    }
+
+    /** Empties it and appends these facts, oldest first. */
+    void reset(Iterable<RunFact> facts) {
+        index.clear();
+        array = new RunFact[capacity()];
+        base = to;
+        from = to;
+        floor = to;
+        snapshot = null;
+        for (RunFact f : facts) {
+            add(f);
+        }
+    }
+
+    /** The window now, oldest first: an immutable list that later changes do not affect. */
+    View snapshot() {
+        View v = snapshot;
+        if (v == null) {
+            v = new View(this, array, base, from, to);
+            snapshot = v;
+        }
+        return v;
+    }
+
+    /** An immutable range of settled facts, oldest first, with an O(1) lookup by run attempt. */
+    static final class View extends AbstractList<RunFact> implements RandomAccess {
+        private final SettledWindow owner;
+        private final RunFact[] array;
+        private final long base;
+        private final long from;
+        private final long to;
+
+        View(SettledWindow owner, RunFact[] array, long base, long from, long to) {
+            this.owner = owner;
+            this.array = array;
+            this.base = base;
+            this.from = from;
+            this.to = to;
+        }
+
+        @Override
+        public RunFact get(int i) {
+            if (i < 0 || i >= size()) {
+                throw new IndexOutOfBoundsException(i);
+            }
+            return array[(int) (from - base) + i];
+        }
+
+        @Override
+        public int size() {
+            return (int) (to - from);
+        }
+
+        /** The fact of this attempt in this range, or null. */
+        RunFact find(RunKey key) {
+            Long p = owner.index.get(key);
+            if (p != null) {
+                if (p >= from && p < to) {
+                    RunFact f = array[(int) (p - base)];
+                    if (f.key().equals(key)) {
+                        return f;
+                    }
+                } else if (p < from) {
+                    return null; // its latest position is older than this range
+                }
+                // p >= to: settled again after this snapshot; an older position may be in range.
+            } else if (owner.floor <= from) {
+                return null; // every position of this range is indexed: not here
+            }
+            return scan(key);
+        }
+
+        private RunFact scan(RunKey key) {
+            for (int i = (int) (from - base), end = (int) (to - base); i < end; i++) {
+                if (array[i].key().equals(key)) {
+                    return array[i];
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public Object[] toArray() {
+            return Arrays.copyOfRange(array, (int) (from - base), (int) (to - base), Object[].class);
+        }
+    }
+}
