@@ -165,7 +165,7 @@ public final class WorkerAgent {
     int code = start();
     if (code != ExitCode.OK.code() || phase == Phase.STOPPED) {
       closeQuietly();
-      return code != EX_OK ? code : exitCode.get();
+      return code != ExitCode.OK.code() ? code : exitCode.get();
     }
     try {
       stopped.await();
@@ -663,7 +663,7 @@ public final class WorkerAgent {
         // file cannot be removed). The lock goes with the process; what was forced stays forced.
         // A journal I/O failure is exit 74, never an uncaught exception (exit 1).
         log.error("journal.release_failed", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
-        exitCode.compareAndSet(EX_OK, EX_IOERR);
+        exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.IOERR.code());
       }
       var stats = journal.stats(); // group commits over this process's life: forces per run in benchmarks
       log.info("journal.released", "dir", config.journal().dir(), "records", stats.records(), "forces", stats.forces());

@@ -8,7 +8,6 @@ import io.ql3.worker.controlplane.state.Views;
 import io.ql3.worker.journal.JournalFacts;
 import io.ql3.worker.journal.JournalInspector;
 import io.ql3.worker.journal.RunFact;
-import io.ql3.worker.runtime.WorkerAgent;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.io.RandomAccessFile;
@@ -97,7 +96,7 @@ class JournalIoErrorExitTest {
       fillUntilFull(outer.resolve("filler"));
       String during = cp.submit(1, "process", spec(marks, "0")).get(0);
       assertThat(first.process.waitFor(120, TimeUnit.SECONDS)).as(first.output()).isTrue();
-      assertThat(first.process.exitValue()).as(first.output()).isEqualTo(WorkerAgent.EX_IOERR);
+      assertThat(first.process.exitValue()).as(first.output()).isEqualTo(io.ql3.worker.runtime.ExitCode.IOERR.code());
       assertThat(first.output()).contains("event=journal.failed").contains("event=agent.exit code=74")
           .doesNotContain("No space left on device");
 
