@@ -191,6 +191,8 @@ if not wait_for(lambda l: "to=ACTIVE" in l, 120):
     sys.exit("the agent did not register (see agent.log; KEEP=1)")
 out["start"] = (time.monotonic() - t0) * 1000
 out["start_cpu"] = cpu_ms(pid)[0]
+argv = open(f"/proc/{pid}/cmdline").read().split("\0")
+jvm_flags = " ".join(argv[1:argv.index("-cp")] if "-cp" in argv else argv[1:])
 time.sleep(2); sample()
 out["reg"] = rollup(pid)
 iso = [l.strip() for l in open(f"{work}/agent.log") if "isolation" in l][:1]
@@ -235,7 +237,8 @@ fl = floor[-1]
 java = subprocess.run([os.environ["FLOOR_JAVA"], "-version"], capture_output=True, text=True).stderr.splitlines()[0]
 print(f"# edge-figures {label}".rstrip())
 print(f"java: {java}   profile: {profile}   isolation: {isolation}   runs: {runs} x /bin/true   heartbeat: {hb} ms   idle window: {idle} s")
-print(f"agent flags: {os.environ['FLOOR_FLAGS'].strip()} {os.environ['AGENT_OPTS']}".rstrip())
+print(f"agent JVM flags (/proc/PID/cmdline): {jvm_flags}")
+print(f"floor JVM flags: {os.environ['FLOOR_FLAGS'].strip()}")
 if iso: print(f"agent: {iso[0][:160]}")
 if warm_ms: print(f"control plane warmed up: {warm} mTLS handshakes, first {warm_ms[0]:.0f} ms, last {warm_ms[-1]:.0f} ms")
 else: print("control plane NOT warmed up (--cold-server)")
