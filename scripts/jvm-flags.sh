@@ -49,10 +49,15 @@ ql3_quote() {
   printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
-# Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md):
+# Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md,
+# docs/perf/edge.md):
 # - the edge agent idles, so memory is its binding constraint and the JIT is not needed: -Xint
 #   saves ~5 MiB of peak RSS (code cache, compiler thread and arenas, profiling data) over C1-only.
-#   The C1 flags stay so that QL3_JAVA_OPTS=-Xmixed gives back a lean JIT (+5 MiB) if wanted.
+#   The C1 flags stay so that QL3_JAVA_OPTS=-Xmixed gives back a lean JIT if wanted; the best C1
+#   trade measured is "-Xmixed -XX:CompileThresholdScaling=10 -XX:ReservedCodeCacheSize=4m"
+#   (about 0.4 s less CPU to registered and 7 ms less per run, +5 MiB). Compiling only the crypto
+#   or Netty (CompileCommand=compileonly) was measured and does not pay.
+# - the launcher adds the application class-data archive (ql3_cds_flags, below) on JDK 17.
 # - the serial heap is kept small and tight (live set ~7 MiB): -Xmx16m as a safety ceiling, but
 #   MinHeapFreeRatio=10 keeps the old generation near the live set instead of growing to -Xmx;
 #   -Xmn1m because all of eden is touched; -Xms4m because the initial heap would otherwise be
@@ -72,7 +77,8 @@ ql3_jvm_flags() {
 # agent's, pre-parsed and laid out as they are in memory, mapped from one file at start instead of
 # read from the jars and the JDK image (measured, docs/perf/edge.md: about 1 s less CPU to
 # registered, 3-4 MiB less RSS). Prints the flags that use it, or nothing.
-# Usage: ql3_cds_flags JAVA JAVA_MAJOR CLASSPATH CLASSLIST DIR PROFILE_FLAGS...
+# Usage: ql3_cds_flags JAVA JAVA_MAJOR CLASSPATH CLASSLIST DIR CREATE PROFILE_FLAGS...
+#   CREATE yes: create the archive when it is missing or stale; no: only use a valid one.
 # - Only for JDK 17 (the production target; a static archive from a class list is how JDK 17 can
 #   build one without a training run); QL3_CDS=off disables it; DIR empty: no archive.
 # - Created by the launcher itself when missing or stale: `java -Xshare:dump` from CLASSLIST (the
@@ -92,8 +98,8 @@ ql3_jvm_flags() {
 #   user or whose checksum is not the one recorded when it was checked: no archive flags (the JDK's default CDS). With -Xshare:auto the JVM itself starts without
 #   it if it still cannot use it (a mismatch, a failed CRC).
 ql3_cds_flags() {
-  _java=$1 _major=$2 _cp=$3 _list=$4 _dir=$5
-  shift 5
+  _java=$1 _major=$2 _cp=$3 _list=$4 _dir=$5 _create=$6
+  shift 6
   [ "${QL3_CDS:-auto}" != off ] && [ "$_major" = 17 ] && [ -n "$_dir" ] && [ -r "$_list" ] || return 0
   _jh=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
   # shellcheck disable=SC2086
@@ -104,6 +110,7 @@ ql3_cds_flags() {
     printf '%s\n' "-XX:SharedArchiveFile=$_f -Xshare:auto"
     return 0
   fi
+  [ "$_create" = yes ] || return 0
   { [ -d "$_dir" ] || mkdir -p -m 0700 "$_dir"; } 2>/dev/null || return 0
   [ -O "$_dir" ] && [ -w "$_dir" ] || return 0
   _tmp=$_dir/.agent-$_key.$$.jsa
