@@ -95,8 +95,9 @@ ql3_jvm_flags() {
 #   image: a JDK update changes both), of every jar of CLASSPATH (name, size, mtime), of the class
 #   list and of the flags. So a JDK or package upgrade makes a new archive; the old ones are removed.
 # - Never breaks start: a failed dump or check, an unwritable DIR, an archive not owned by this
-#   user or whose checksum is not the one recorded when it was checked: no archive flags (the JDK's default CDS). With -Xshare:auto the JVM itself starts without
-#   it if it still cannot use it (a mismatch, a failed CRC).
+#   user or whose checksum is not the one recorded when it was checked: no archive flags (the
+#   JDK's default CDS). With -Xshare:auto the JVM itself starts without it if it still cannot use
+#   it (another JVM build: a warning on stdout, measured with a JDK 17 archive under JDK 25).
 ql3_cds_flags() {
   _java=$1 _major=$2 _cp=$3 _list=$4 _dir=$5 _create=$6
   shift 6
