@@ -49,10 +49,15 @@ ql3_quote() {
   printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
 }
 
-# Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md):
+# Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md,
+# docs/perf/edge.md):
 # - the edge agent idles, so memory is its binding constraint and the JIT is not needed: -Xint
 #   saves ~5 MiB of peak RSS (code cache, compiler thread and arenas, profiling data) over C1-only.
-#   The C1 flags stay so that QL3_JAVA_OPTS=-Xmixed gives back a lean JIT (+5 MiB) if wanted.
+#   The C1 flags stay so that QL3_JAVA_OPTS=-Xmixed gives back a lean JIT if wanted; the best C1
+#   trade measured is "-Xmixed -XX:CompileThresholdScaling=10 -XX:ReservedCodeCacheSize=4m"
+#   (0.3-0.8 s less CPU to registered, 7-11 ms less per run, +5-6 MiB). Compiling only the crypto
+#   or Netty (CompileCommand=compileonly) was measured and does not pay.
+# - the launcher adds the application class-data archive (ql3_cds_flags, below) on JDK 17.
 # - the serial heap is kept small and tight (live set ~7 MiB): -Xmx16m as a safety ceiling, but
 #   MinHeapFreeRatio=10 keeps the old generation near the live set instead of growing to -Xmx;
 #   -Xmn1m because all of eden is touched; -Xms4m because the initial heap would otherwise be
@@ -66,4 +71,63 @@ ql3_jvm_flags() {
     edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
     *)    printf '%s\n' "-XX:+UseSerialGC -Xmx128m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
   esac
+}
+
+# The application class-data archive (AppCDS) of the edge agent: the JDK's classes and the
+# agent's, pre-parsed and laid out as they are in memory, mapped from one file at start instead of
+# read from the jars and the JDK image (measured, docs/perf/edge.md: about 1 s less CPU to
+# registered, 3-4 MiB less RSS). Prints the flags that use it, or nothing.
+# Usage: ql3_cds_flags JAVA JAVA_MAJOR CLASSPATH CLASSLIST DIR CREATE PROFILE_FLAGS...
+#   CREATE yes: create the archive when it is missing or stale; no: only use a valid one.
+# - Only for JDK 17 (the production target; a static archive from a class list is how JDK 17 can
+#   build one without a training run); QL3_CDS=off disables it; DIR empty: no archive.
+# - Created by the launcher itself when missing or stale: `java -Xshare:dump` from CLASSLIST (the
+#   classes a training session loaded, shipped with the program), once, a few seconds of CPU and
+#   ~180 MiB of RSS for that one process, then checked with -Xshare:on (which refuses to start on
+#   an archive it cannot map or whose class path does not match) before it is renamed into place.
+# - A damaged archive crashes the JVM at start (measured: SIGSEGV for 64 KiB of noise in the middle,
+#   SIGBUS for a truncated file), so its checksum (`cksum`, CRC and size) is recorded beside it
+#   (.cksum) once it passed the checks, and compared at every start (~30-50 ms of wall time, a few
+#   ms of CPU for 31 MiB here, and in the launcher's process, not the agent's). The JVM's own
+#   check, -XX:+VerifySharedSpaces at every start, was measured at +1.0 MiB of the agent's RSS
+#   (it reads every page of the mapping), so it is used only for the check after the dump.
+# - Stale means another archive key: the key is a checksum of the JVM (its libjvm.so and modules
+#   image: a JDK update changes both), of every jar of CLASSPATH (name, size, mtime), of the class
+#   list and of the flags. So a JDK or package upgrade makes a new archive; the old ones are removed.
+# - Never breaks start: a failed dump or check, an unwritable DIR, an archive not owned by this
+#   user or whose checksum is not the one recorded when it was checked: no archive flags (the
+#   JDK's default CDS). With -Xshare:auto the JVM itself starts without it if it still cannot use
+#   it (another JVM build: a warning on stdout, measured with a JDK 17 archive under JDK 25).
+ql3_cds_flags() {
+  _java=$1 _major=$2 _cp=$3 _list=$4 _dir=$5 _create=$6
+  shift 6
+  [ "${QL3_CDS:-auto}" != off ] && [ "$_major" = 17 ] && [ -n "$_dir" ] && [ -r "$_list" ] || return 0
+  _jh=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
+  # shellcheck disable=SC2086
+  _key=$({ stat -L -c '%n %s %Y' "$_jh/lib/server/libjvm.so" "$_jh/lib/modules" $(printf '%s\n' "$_cp" | tr ':' '\n' | sed 's/\*$/*.jar/') || :
+           cksum < "$_list"; printf '%s\n' "$*"; } 2>/dev/null | cksum | cut -d' ' -f1)
+  _f=$_dir/agent-$_key.jsa
+  if [ -f "$_f" ] && [ -O "$_f" ] && [ -f "$_f.cksum" ] && [ "$(cksum < "$_f")" = "$(cat "$_f.cksum")" ]; then
+    printf '%s\n' "-XX:SharedArchiveFile=$_f -Xshare:auto"
+    return 0
+  fi
+  [ "$_create" = yes ] || return 0
+  { [ -d "$_dir" ] || mkdir -p -m 0700 "$_dir"; } 2>/dev/null || return 0
+  [ -O "$_dir" ] && [ -w "$_dir" ] || return 0
+  _tmp=$_dir/.agent-$_key.$$.jsa
+  printf 'ql3-worker: creating the class-data archive %s (once per JDK and version)\n' "$_f" >&2
+  # shellcheck disable=SC2086
+  if "$_java" "$@" -XX:+VerifySharedSpaces -Xshare:dump -XX:SharedClassListFile="$_list" \
+       -XX:SharedArchiveFile="$_tmp" -cp "$_cp" > "$_dir/dump.log" 2>&1 \
+     && "$_java" "$@" -XX:+VerifySharedSpaces -Xshare:on -XX:SharedArchiveFile="$_tmp" -cp "$_cp" -version \
+       > /dev/null 2>&1 \
+     && cksum < "$_tmp" > "$_tmp.cksum" && mv -f "$_tmp.cksum" "$_f.cksum" && mv -f "$_tmp" "$_f"; then
+    for _o in "$_dir"/agent-*.jsa; do
+      [ "$_o" = "$_f" ] || rm -f "$_o" "$_o.cksum"
+    done
+    printf '%s\n' "-XX:SharedArchiveFile=$_f -Xshare:auto"
+  else
+    rm -f "$_tmp" "$_tmp.cksum"
+    printf 'ql3-worker: could not create the class-data archive (see %s); starting without it\n' "$_dir/dump.log" >&2
+  fi
 }
