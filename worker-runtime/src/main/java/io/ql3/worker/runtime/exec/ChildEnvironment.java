@@ -7,7 +7,7 @@ import java.util.TreeMap;
 /**
  * Builds a process run's environment. It starts clean, NOT from the agent's environment (which
  * may hold secrets): {@code PATH}, {@code HOME} (the work directory), {@code LANG}, the
- * configured pass-through names, then the spec's {@code env}, then the four {@code QL3_*}
+ * configured pass-through names, {@code TMPDIR} (the work directory), then the spec's {@code env}, then the four {@code QL3_*}
  * variables, which always win.
  */
 final class ChildEnvironment {
@@ -23,6 +23,7 @@ final class ChildEnvironment {
     Map<String, String> env = new TreeMap<>();
     env.put("PATH", settings.path());
     env.put("HOME", workReal.toString());
+    env.put("TMPDIR", workReal.toString()); // temporary files go with the work directory
     env.put("LANG", settings.lang());
     for (String name : settings.passEnvironment()) {
       String value = agentEnvironment.get(name);

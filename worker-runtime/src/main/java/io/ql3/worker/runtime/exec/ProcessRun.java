@@ -369,7 +369,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       LOG.log(Level.WARNING, "run " + context.runId() + ": usage observer failed: " + e);
     }
     ExecutionResult done = mapped;
-    removeWorkDirectory().whenComplete((v, e) -> result.complete(done));
+    removeWorkDirectory(drainTimedOut).whenComplete((v, e) -> result.complete(done));
   }
 
   /**
@@ -377,19 +377,19 @@ final class ProcessRun implements PreparedRun, RunHandle {
    * or retires it when something is left (the next run with that uid could read it). The run
    * completes after this, so its slot frees only once nothing of it is left.
    */
-  private CompletableFuture<Void> removeWorkDirectory() {
+  private CompletableFuture<Void> removeWorkDirectory(boolean processesMayRemain) {
     if (launch.account().isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     RunAccount account = launch.account().get();
-    return isolation.removeWorkDirectory(account, launch.workDir()).handle((gone, error) -> {
+    return isolation.removeWorkDirectory(account, launch.workDir(), processesMayRemain).handle((gone, error) -> {
       if (Boolean.TRUE.equals(gone)) {
         isolation.releaseAccount(account);
       } else {
         isolation.retireAccount(account);
         LOG.log(Level.ERROR, "run " + context.runId() + ": its work directory " + launch.workDir()
-            + " could not be removed as " + account + "; that uid is not given to another run until the agent"
-            + " restarts (the start removes it)");
+            + ", what its uid left in /tmp, /var/tmp, /dev/shm or System V IPC, or a process of it could not be"
+            + " removed as " + account + "; that uid is not given to another run until the agent restarts");
       }
       return null;
     });
@@ -421,7 +421,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       }
       ExecutionResult failed = ExecutionResult.failed(
           Failures.transientFailure("executor_error", "process executor failure: " + e), 0);
-      removeWorkDirectory().whenComplete((v, ex) -> result.complete(failed));
+      removeWorkDirectory(true).whenComplete((v, ex) -> result.complete(failed));
     }
   }
 

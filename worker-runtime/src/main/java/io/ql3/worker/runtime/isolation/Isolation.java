@@ -47,13 +47,19 @@ public final class Isolation {
       "umask 007; echo $$ >\"$0\" || { echo \"ql3-worker: cannot enter the run's cgroup $0\" >&2; exit 125; };"
           + " exec \"$@\"";
   private static final String ENTRY_WITHOUT_CGROUP = "umask 007; exec \"$@\"";
-  /** As the run's account: $0 the work directory (new, 0700), $1 the cwd below it or empty. */
+  /**
+   * As the run's account: $0 the work directory (new, 0700, absolute), $1 the cwd below it or empty
+   * (given as {@code ./$1}: {@code cd -} would be {@code cd $OLDPWD}).
+   */
   private static final String WORK_STAGE =
-      "mkdir -m 0700 -- \"$0\" && cd -- \"$0\" && { [ -z \"$1\" ] || { mkdir -p -- \"$1\" && cd -- \"$1\"; }; }"
+      "mkdir -m 0700 -- \"$0\" && cd -P -- \"$0\" && { [ -z \"$1\" ] || { mkdir -p -- \"./$1\" && cd -P -- \"./$1\"; }; }"
           + " || { echo \"ql3-worker: cannot create the work directory $0 (cwd '$1')\" >&2; exit 125; }; shift; exec \"$@\"";
   /** As the run's account: removes each argument's tree, also what the run made unreadable. */
   private static final String REMOVE_STAGE =
-      "s=0; for d in \"$0\" \"$@\"; do chmod -R u+rwx -- \"$d\" 2>/dev/null; rm -rf -- \"$d\" || s=1; done; exit $s";
+      "s=0; for d in \"$0\" \"$@\"; do case \"$d\" in"
+          + " ipc-shm:*) ipcrm -m \"${d#ipc-shm:}\" || s=1;; ipc-msg:*) ipcrm -q \"${d#ipc-msg:}\" || s=1;;"
+          + " ipc-sem:*) ipcrm -s \"${d#ipc-sem:}\" || s=1;;"
+          + " *) chmod -R u+rwx -- \"$d\" 2>/dev/null; rm -rf -- \"$d\" || s=1;; esac; done; exit $s";
   private static final System.Logger LOG = System.getLogger(Isolation.class.getName());
 
   private final IsolationMode mode;
@@ -64,6 +70,7 @@ public final class Isolation {
   private final Path shell;
   private final Path env;
   private final Path proc;
+  private final List<Path> sharedDirs;
 
   private Isolation(IsolationMode mode, Optional<RunAccounts> accounts, Optional<CgroupSubtree> cgroups,
       Map<String, String> inactive, IsolationHost host) {
@@ -75,6 +82,7 @@ public final class Isolation {
     this.shell = host.shell();
     this.env = host.env();
     this.proc = host.proc();
+    this.sharedDirs = host.sharedDirs();
   }
 
   /** Same-user execution, no cgroup ({@code isolation = "none"}, and executor unit tests). */
@@ -422,36 +430,52 @@ public final class Isolation {
 
   /**
    * Removes a run's work directory as the run's account (the only one that can enter it),
-   * including what the run made unreadable, then says whether it is gone. Nothing is started when
+   * including what the run made unreadable, and what its uid left in {@link RunLeftovers}, then
+   * says whether all of it is gone ({@code processesMayRemain}: the run's cgroup did not empty in
+   * time, so its uid's processes are killed first, as they always are without a cgroup). Nothing is started when
    * the directory is empty or gone. The future completes on the JDK's process reaper.
    */
-  public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir) {
-    if (cgroups.isEmpty()) {
-      // No cgroup held the run: what escaped its process group (setsid, a double fork) still runs
-      // as its uid. Nothing may: the next run with this uid could signal or read it.
-      killProcessesOf(account);
+  public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir, boolean processesMayRemain) {
+    if ((cgroups.isEmpty() || processesMayRemain) && !killProcessesOf(account)) {
+      // No cgroup held the run (what escaped its process group, setsid or a double fork, still
+      // runs as its uid), or its cgroup did not empty in time: nothing of it may outlive it, since
+      // the next run with this uid could signal it or read its /proc. What survives SIGKILL keeps
+      // the uid out of use.
+      return CompletableFuture.completedFuture(false);
+    }
+    List<String> leftovers = RunLeftovers.of(account.uid(), proc, sharedDirs);
+    if (leftovers.isEmpty()) {
+      try {
+        // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
+        // remove the entry itself, and no process is needed.
+        Files.delete(dir);
+        return CompletableFuture.completedFuture(true);
+      } catch (java.nio.file.NoSuchFileException gone) {
+        return CompletableFuture.completedFuture(true);
+      } catch (IOException notEmpty) {
+        // DirectoryNotEmptyException, or EACCES: only the account can look inside
+      }
+    }
+    List<String> targets = new ArrayList<>();
+    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
+      targets.add(dir.toString());
+    }
+    targets.addAll(leftovers);
+    if (targets.isEmpty()) {
+      return CompletableFuture.completedFuture(true);
     }
     try {
-      // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
-      // remove the entry itself, and no process is needed.
-      Files.delete(dir);
-      return CompletableFuture.completedFuture(true);
-    } catch (java.nio.file.NoSuchFileException gone) {
-      return CompletableFuture.completedFuture(true);
-    } catch (IOException notEmpty) {
-      // DirectoryNotEmptyException, or EACCES: only the account can look inside
-    }
-    try {
-      Process p = removal(account, List.of(dir)).start();
-      return p.onExit().thenApply(done -> !Files.exists(dir, LinkOption.NOFOLLOW_LINKS));
+      Process p = removal(account, dir.getParent(), targets).start();
+      return p.onExit().thenApply(done -> !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
+          && RunLeftovers.of(account.uid(), proc, sharedDirs).isEmpty());
     } catch (IOException | RuntimeException e) {
       LOG.log(System.Logger.Level.WARNING, "cannot start the removal of " + dir + " as " + account + ": " + e);
       return CompletableFuture.completedFuture(false);
     }
   }
 
-  /** SIGKILL to every live process with the account's uid, until none is left (bounded). */
-  void killProcessesOf(RunAccount account) {
+  /** SIGKILL to every live process with the account's uid until none is left (bounded): none left? */
+  boolean killProcessesOf(RunAccount account) {
     RunAccounts one = new RunAccounts(account.uid(), 1);
     for (int round = 0; round < 100; round++) {
       List<Long> pids = new ArrayList<>();
@@ -467,23 +491,24 @@ public final class Isolation {
           }
         }
       } catch (IOException e) {
-        return;
+        return true; // no /proc to look at
       }
       if (pids.isEmpty()) {
-        return;
+        return true;
       }
       pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
       try {
         Thread.sleep(round < 10 ? 1 : 10); // a killed process takes a moment to become a zombie
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
-        return;
+        return false;
       }
     }
     LOG.log(System.Logger.Level.WARNING, "processes of " + account + " survive SIGKILL");
+    return false;
   }
 
-  private ProcessBuilder removal(RunAccount account, List<Path> dirs) {
+  private ProcessBuilder removal(RunAccount account, Path in, List<String> targets) {
     List<String> c = new ArrayList<>();
     c.add(setpriv.toString());
     c.add("--reuid=" + account.uid());
@@ -494,9 +519,9 @@ public final class Isolation {
     c.add(shell.toString());
     c.add("-c");
     c.add(REMOVE_STAGE);
-    dirs.forEach(d -> c.add(d.toString()));
+    c.addAll(targets);
     ProcessBuilder b = new ProcessBuilder(c)
-        .directory(dirs.get(0).getParent().toFile())
+        .directory(in.toFile())
         .redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.DISCARD)
         .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
@@ -533,7 +558,10 @@ public final class Isolation {
     for (Map.Entry<Long, List<Path>> e : byOwner.entrySet()) {
       RunAccount owner = new RunAccount(e.getKey(), e.getKey());
       try {
-        Process p = removal(owner, e.getValue()).start();
+        List<String> targets = new ArrayList<>();
+        e.getValue().forEach(d -> targets.add(d.toString()));
+        targets.addAll(RunLeftovers.of(owner.uid(), proc, sharedDirs));
+        Process p = removal(owner, runsDir, targets).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
           p.destroyForcibly();
         }

@@ -13,7 +13,8 @@ import java.nio.file.Path;
  * @param shell the POSIX shell of the cgroup entry helper
  * @param env coreutils {@code env}, which gives the run its own environment after setpriv
  * @param accounts name service lookups
- * @param proc {@code /proc}: which processes run with the run uids
+ * @param proc {@code /proc}: which processes run with the run uids, their IPC objects
+ * @param sharedDirs where every uid may write ({@link RunLeftovers#SHARED_DIRS})
  */
 public record IsolationHost(
     Path selfStatus,
@@ -24,7 +25,8 @@ public record IsolationHost(
     Path shell,
     Path env,
     AccountLookup accounts,
-    Path proc) {
+    Path proc,
+    java.util.List<Path> sharedDirs) {
 
   /** This process on this host. */
   public static IsolationHost system() {
@@ -37,6 +39,7 @@ public record IsolationHost(
         Path.of("/bin/sh"),
         Path.of("/usr/bin/env"),
         AccountLookup.system(),
-        Path.of("/proc"));
+        Path.of("/proc"),
+        RunLeftovers.SHARED_DIRS);
   }
 }

@@ -401,7 +401,7 @@ class ProcessExecutorTest {
     String work = ctx.workDirectory().toRealPath().toString();
     assertThat(env)
         .containsOnlyKeys(
-            "PATH", "HOME", "LANG", "TZ", "FOO", "QL3_RUN_ID", "QL3_ATTEMPT", "QL3_IDEMPOTENCY_KEY",
+            "PATH", "HOME", "TMPDIR", "LANG", "TZ", "FOO", "QL3_RUN_ID", "QL3_ATTEMPT", "QL3_IDEMPOTENCY_KEY",
             "QL3_WORK_DIR")
         .containsEntry("QL3_RUN_ID", "env-1")
         .containsEntry("QL3_ATTEMPT", "2")

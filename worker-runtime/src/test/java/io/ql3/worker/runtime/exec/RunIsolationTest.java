@@ -191,6 +191,39 @@ class RunIsolationTest {
   }
 
   @Test
+  void aCwdNamedDashIsADirectoryBelowTheWorkDirectoryNotTheShellsPreviousDirectory() throws Exception {
+    Isolation iso = isolation(IsolationMode.REQUIRED);
+    ExecutionContext ctx = context("dash-1", Duration.ofMinutes(1), new CancellationSignal());
+    ExecutionResult r = await(executor(iso, ProcessExecutorSettings.defaults())
+        .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "pwd"), "-", Map.of()), ctx).launch());
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(r.outputTail()).isEqualTo(ctx.workDirectory().resolve("-") + "\n");
+  }
+
+  @Test
+  void whatARunLeavesInTmpDevShmAndSysVIpcGoesBeforeItsUidGoesToAnotherRun() throws Exception {
+    Isolation iso = isolation(IsolationMode.REQUIRED);
+    String mark = "ql3-left-" + ProcessHandle.current().pid();
+    ExecutionResult r = await(executor(iso, ProcessExecutorSettings.defaults())
+        .prepare(sh("echo secret > /tmp/" + mark + "; mkdir -p /var/tmp/" + mark + "/d && chmod 000 /var/tmp/" + mark
+            + "; echo secret > /dev/shm/" + mark + "; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && ipcmk -S 1 >/dev/null;"
+            + " echo \"$TMPDIR\"", Map.of()), context("left-1", Duration.ofMinutes(1), new CancellationSignal()))
+        .launch());
+    assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
+    assertThat(r.outputTail()).as("TMPDIR is the work directory").isEqualTo(
+        state.resolve("runs").resolve("runs").resolve("left-1@1") + "\n");
+    assertThat(Path.of("/tmp", mark)).doesNotExist();
+    assertThat(Path.of("/var/tmp", mark)).doesNotExist();
+    assertThat(Path.of("/dev/shm", mark)).doesNotExist();
+    for (String table : List.of("shm", "msg", "sem")) {
+      assertThat(Files.readAllLines(Path.of("/proc/sysvipc", table)).stream().skip(1)
+          .map(l -> l.trim().split("\\s+")))
+          .as("SysV %s of uid %d", table, BASE)
+          .noneMatch(f -> List.of(f).contains(Long.toString(BASE)));
+    }
+  }
+
+  @Test
   void runsThatExistTogetherCannotReachEachOthersFilesOrProcesses() throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     ProcessExecutor ex = executor(iso, ProcessExecutorSettings.defaults());
@@ -281,7 +314,7 @@ class RunIsolationTest {
     IsolationHost sys = IsolationHost.system();
     Path noCgroup = Files.writeString(tmp.resolve("mountinfo-without-cgroup2"), "");
     IsolationHost host = new IsolationHost(sys.selfStatus(), sys.selfCgroup(), noCgroup, sys.selfPid(), sys.setpriv(),
-        sys.shell(), sys.env(), sys.accounts(), sys.proc());
+        sys.shell(), sys.env(), sys.accounts(), sys.proc(), sys.sharedDirs());
     isolation = Isolation.resolve(new IsolationSettings(IsolationMode.AUTO, BASE, 4,
         new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100)), host, state.resolve("runs"), "unused");
     isolation.prepareWorkRoot(state.resolve("runs"));

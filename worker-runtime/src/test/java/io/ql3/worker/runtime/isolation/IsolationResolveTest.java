@@ -47,7 +47,7 @@ class IsolationResolveTest {
     };
     Path proc = Files.createDirectories(tmp.resolve("proc"));
     return new IsolationHost(status, self, mountinfo, 1, Path.of("/bin/true"), Path.of("/bin/sh"),
-        Path.of("/usr/bin/env"), names, proc);
+        Path.of("/usr/bin/env"), names, proc, List.of());
   }
 
   private static IsolationSettings settings(IsolationMode mode) {
