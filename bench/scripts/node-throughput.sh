@@ -22,7 +22,8 @@
 #
 # Usage: bench/scripts/node-throughput.sh [--runs N] [--warmup W] [--rounds R] [--latency-runs L]
 #          [--no-latency] [--no-jmh] [--pull-page P]
-#   defaults: --runs 2000 --warmup 1000 --rounds 2 --latency-runs 200; about 1.5-3 min without JMH.
+#   defaults: --runs 5000 --warmup 5000 --rounds 2 --latency-runs 200: about 1.5 min on a quiet
+#   2-core machine without JMH (a young JVM is still compiling after 1,000-2,000 runs).
 # KEEP=1 keeps the work directories (logs); THREADS=1 also prints CPU per run by thread name. QL3_JAVA_OPTS is passed to the agents (e.g. a JFR
 # recording), QL3_CP_JAVA_OPTS to the control plane.
 # Needs a build: mvn -B -q -DskipTests package (agent, control plane and bench jars), python3, curl.
@@ -30,7 +31,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 select_jdk
-runs=2000; warmup=1000; rounds=2; jmh=1; latency=1; latency_runs=200; pull_page=
+runs=5000; warmup=5000; rounds=2; jmh=1; latency=1; latency_runs=200; pull_page=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;

@@ -16,15 +16,25 @@ import java.util.concurrent.ConcurrentHashMap;
  * range moves to a new one; old snapshots keep the old array.
  *
  * <p>Index: key → its latest position, for every position at or above {@code floor}; entries of
- * positions below {@code floor} are removed. {@code floor} trails the window's start by one
- * window, so a snapshot that is at most one window of evictions old still looks up in O(1); an
- * older one (or an index answer it cannot trust) scans its own range.
+ * positions below {@code floor} are removed. {@code floor} trails the window's start by
+ * {@value #TRAIL} positions (or the window size, if smaller), so a snapshot up to that many
+ * evictions old (acknowledgements riding the writer while the plane reads its snapshot) still
+ * looks up in O(1); an older one (or an index answer it cannot trust) scans its own range.
+ *
+ * <p>Memory: the current array holds the window, the trail and at most {@value #SLACK} more
+ * positions before the retained range moves to a new array (results can carry a 16 KiB output
+ * tail each, so the array must not keep whole extra windows alive; old snapshots keep what they
+ * reference, as before).
  *
  * <p>Mutated by the journal's writer (or recovery) under the journal's state lock, the same
  * lock under which snapshots are taken; a snapshot may be read on any thread without it.
  */
 final class SettledWindow {
+    static final int TRAIL = 64;
+    static final int SLACK = 64;
     private final int windowSize;
+    private final int trail;
+    private final int slack;
     private final ConcurrentHashMap<RunKey, Long> index = new ConcurrentHashMap<>();
     private RunFact[] array;
     /** Position of {@code array[0]}. */
@@ -38,11 +48,13 @@ final class SettledWindow {
 
     SettledWindow(int windowSize) {
         this.windowSize = windowSize;
+        this.trail = Math.min(TRAIL, windowSize);
+        this.slack = Math.max(16, Math.min(SLACK, windowSize));
         this.array = new RunFact[capacity()];
     }
 
     private int capacity() {
-        return Math.max(16, 3 * windowSize + 3);
+        return windowSize + trail + slack + 1;
     }
 
     int size() {
@@ -52,7 +64,7 @@ final class SettledWindow {
     /** Appends a settled fact at the window's end. */
     void add(RunFact fact) {
         if (to - base == array.length) {
-            RunFact[] next = new RunFact[Math.max(capacity(), 2 * (int) (to - floor) + 1)];
+            RunFact[] next = new RunFact[Math.max(capacity(), (int) (to - floor) + slack)];
             System.arraycopy(array, (int) (floor - base), next, 0, (int) (to - floor));
             array = next;
             base = floor;
@@ -69,7 +81,7 @@ final class SettledWindow {
             throw new IllegalStateException("empty settled window");
         }
         from++;
-        while (from - floor > windowSize) {
+        while (from - floor > trail) {
             long p = floor;
             RunFact old = array[(int) (p - base)];
             floor = p + 1;

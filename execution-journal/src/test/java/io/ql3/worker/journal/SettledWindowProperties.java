@@ -139,4 +139,41 @@ class SettledWindowProperties {
             assertThat(f.recentCompletion(k.runId(), 1).isPresent()).isEqualTo(expectedWindow.containsKey(k));
         }
     }
+
+    /** Windows larger than the index's trail: snapshots more than TRAIL evictions old scan, and agree. */
+    @Property(tries = 20)
+    void staleSnapshotsOfALargeWindowStayExact(@ForAll @IntRange(min = 65, max = 200) int windowSize,
+            @ForAll long seed) {
+        Random random = new Random(seed);
+        JournalState state = new JournalState(WORKER, windowSize);
+        long seq = 0;
+        state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
+        List<JournalFacts> snapshots = new ArrayList<>();
+        List<List<RunFact>> contents = new ArrayList<>();
+        int runs = 4 * windowSize + 3 * SettledWindow.TRAIL;
+        for (int i = 0; i < runs; i++) {
+            String id = "run-" + (i % (2 * windowSize)); // attempts come back once evicted
+            long attempt = 1 + (i / (2 * windowSize));
+            state.apply(new JournalRecord.OfferAccepted(id, attempt, SESSION, 1, "noop", "sha256:" + "ef".repeat(32),
+                    "k" + i, 1_000), ++seq);
+            state.apply(new JournalRecord.ResultRecorded(id, attempt, result(random)), ++seq);
+            state.apply(new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED), ++seq);
+            if (i % 37 == 0) {
+                JournalFacts f = state.facts(null);
+                snapshots.add(f);
+                contents.add(List.copyOf(f.settled()));
+            }
+        }
+        for (int s = 0; s < snapshots.size(); s++) {
+            JournalFacts snap = snapshots.get(s);
+            assertThat(snap.settled()).containsExactlyElementsOf(contents.get(s));
+            for (int probe = 0; probe < 40; probe++) {
+                String id = "run-" + random.nextInt(2 * windowSize);
+                long attempt = 1 + random.nextInt(3);
+                Optional<RunFact> expected = contents.get(s).stream()
+                        .filter(f -> f.key().equals(new RunKey(id, attempt))).findFirst();
+                assertThat(snap.recentCompletion(id, attempt)).isEqualTo(expected);
+            }
+        }
+    }
 }
