@@ -23,22 +23,26 @@ import picocli.CommandLine.Model.CommandSpec;
 /**
  * Which {@link ExitCode}s each command can return. The usage text of every command lists them
  * (picocli's exit-code list through {@link Help}; {@code run}, parsed without picocli, owns its
- * set: {@link RunCommand#EXIT_CODES}), and agent-cli's {@code ExitCodeDocsTest} checks the README's command table against them.
- * Every command parsed by picocli can also return {@link ExitCode#USAGE} and {@link ExitCode#SOFTWARE}.
+ * set: {@link RunCommand#EXIT_CODES}), and agent-cli's {@code ExitCodeDocsTest} checks the README's
+ * command table against them. Every command parsed by picocli can also return {@link
+ * ExitCode#USAGE} and {@link ExitCode#SOFTWARE}.
  */
 final class CommandExitCodes {
-  private static final Map<Class<?>, Set<ExitCode>> BY_COMMAND = Map.of(
-      Commands.class, EnumSet.of(OK, USAGE),
-      Commands.Run.class, RunCommand.EXIT_CODES,
-      Commands.Version.class, EnumSet.of(OK, USAGE, SOFTWARE),
-      Commands.CapabilityCmd.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-      Commands.Check.class,
-          EnumSet.of(OK, USAGE, UNAVAILABLE, SOFTWARE, CANTCREAT, TEMPFAIL, PROTOCOL, NOPERM, CONFIG),
-      StatusCommand.class, EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG),
-      Commands.JournalCmd.class, EnumSet.of(OK, USAGE),
-      Commands.JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-      Commands.JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-      Commands.JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG));
+  private static final Map<Class<?>, Set<ExitCode>> BY_COMMAND =
+      Map.of(
+          Commands.class, EnumSet.of(OK, USAGE),
+          Commands.Run.class, RunCommand.EXIT_CODES,
+          Commands.Version.class, EnumSet.of(OK, USAGE, SOFTWARE),
+          Commands.CapabilityCmd.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
+          Commands.Check.class,
+              EnumSet.of(
+                  OK, USAGE, UNAVAILABLE, SOFTWARE, CANTCREAT, TEMPFAIL, PROTOCOL, NOPERM, CONFIG),
+          StatusCommand.class,
+              EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG),
+          Commands.JournalCmd.class, EnumSet.of(OK, USAGE),
+          Commands.JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
+          Commands.JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
+          Commands.JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG));
 
   private static final Set<ExitCode> OTHERWISE = EnumSet.of(OK, USAGE, SOFTWARE, CONFIG);
 

@@ -1,8 +1,5 @@
 package io.ql3.worker.cli;
 
-import io.ql3.worker.runtime.ExitCode;
-import io.ql3.worker.runtime.isolation.IsolationHost;
-import io.ql3.worker.runtime.isolation.IsolationProbe;
 import io.ql3.worker.cli.config.TomlConfigLoader;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.ContractViolation;
@@ -15,11 +12,14 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.runtime.AgentCapability;
 import io.ql3.worker.runtime.BuildInfo;
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
+import io.ql3.worker.runtime.isolation.IsolationHost;
+import io.ql3.worker.runtime.isolation.IsolationProbe;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
 import io.ql3.worker.transport.credentials.CredentialProvider;
@@ -66,11 +66,20 @@ final class Commands implements Callable<Integer> {
     return ExitCode.USAGE.code();
   }
 
-  /** The one version line ({@code version}, {@code --version} of every command, {@code run --version}). */
+  /**
+   * The one version line ({@code version}, {@code --version} of every command, {@code run
+   * --version}).
+   */
   static String versionLine() {
     BuildInfo b = BuildInfo.load();
-    return "ql3-worker " + b.version() + " (revision " + b.revision()
-        + (b.dirty() ? ", modified tree" : "") + ", java " + System.getProperty("java.version") + ")";
+    return "ql3-worker "
+        + b.version()
+        + " (revision "
+        + b.revision()
+        + (b.dirty() ? ", modified tree" : "")
+        + ", java "
+        + System.getProperty("java.version")
+        + ")";
   }
 
   /** picocli's {@code --version}. */
@@ -85,20 +94,23 @@ final class Commands implements Callable<Integer> {
     CommandLine cl = new CommandLine(new Commands());
     cl.setOut(new PrintWriter(out, true, StandardCharsets.UTF_8));
     cl.setErr(new PrintWriter(err, true, StandardCharsets.UTF_8));
-    cl.setExitCodeExceptionMapper(t -> t instanceof ConfigException ? ExitCode.CONFIG.code() : ExitCode.SOFTWARE.code());
-    cl.setParameterExceptionHandler((ex, a) -> {
-      ex.getCommandLine().getErr().println("ql3-worker: " + ex.getMessage());
-      ex.getCommandLine().usage(ex.getCommandLine().getErr());
-      return ExitCode.USAGE.code();
-    });
-    cl.setExecutionExceptionHandler((ex, c, parse) -> {
-      if (ex instanceof ConfigException ce) {
-        c.getErr().println("ql3-worker: configuration refused: " + ce.getMessage());
-        return ExitCode.CONFIG.code();
-      }
-      c.getErr().println("ql3-worker: " + ex);
-      return ExitCode.SOFTWARE.code();
-    });
+    cl.setExitCodeExceptionMapper(
+        t -> t instanceof ConfigException ? ExitCode.CONFIG.code() : ExitCode.SOFTWARE.code());
+    cl.setParameterExceptionHandler(
+        (ex, a) -> {
+          ex.getCommandLine().getErr().println("ql3-worker: " + ex.getMessage());
+          ex.getCommandLine().usage(ex.getCommandLine().getErr());
+          return ExitCode.USAGE.code();
+        });
+    cl.setExecutionExceptionHandler(
+        (ex, c, parse) -> {
+          if (ex instanceof ConfigException ce) {
+            c.getErr().println("ql3-worker: configuration refused: " + ce.getMessage());
+            return ExitCode.CONFIG.code();
+          }
+          c.getErr().println("ql3-worker: " + ex);
+          return ExitCode.SOFTWARE.code();
+        });
     return cl.execute(args);
   }
 
@@ -116,17 +128,21 @@ final class Commands implements Callable<Integer> {
     }
     ConfigReader.Result r = new TomlConfigLoader().load(config, p);
     if (r instanceof ConfigReader.Disabled) {
-      throw new ConfigException(config, "enabled", "the agent is disabled (enabled = false); nothing to do");
+      throw new ConfigException(
+          config, "enabled", "the agent is disabled (enabled = false); nothing to do");
     }
     return ((ConfigReader.Enabled) r).config();
   }
 
-  static Capability capability(AgentConfig c) throws ExecutorConfigurationException, ContractViolation {
+  static Capability capability(AgentConfig c)
+      throws ExecutorConfigurationException, ContractViolation {
     return AgentCapability.capability(c, AgentCapability.executors(c), BuildInfo.load());
   }
 
-  @Command(modelTransformer = CommandExitCodes.Help.class,
-      name = "run", description = "Run the agent (the service). See 'ql3-worker run --help'.")
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "run",
+      description = "Run the agent (the service). See 'ql3-worker run --help'.")
   static final class Run implements Callable<Integer> {
     @CommandLine.Unmatched List<String> rest;
 
@@ -138,8 +154,10 @@ final class Commands implements Callable<Integer> {
     }
   }
 
-  @Command(modelTransformer = CommandExitCodes.Help.class,
-      name = "version", description = "Print the version and build revision.")
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "version",
+      description = "Print the version and build revision.")
   static final class Version implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -150,14 +168,18 @@ final class Commands implements Callable<Integer> {
     }
   }
 
-  @Command(modelTransformer = CommandExitCodes.Help.class,
-      name = "capability", description = "Print the canonical capability and its digest.")
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "capability",
+      description = "Print the canonical capability and its digest.")
   static final class CapabilityCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = PROFILE_HELP) String profile;
+    @Option(names = "--profile", description = PROFILE_HELP)
+    String profile;
 
-    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+    @Option(names = "--config", required = true, description = "the TOML configuration file")
+    Path config;
 
     @Override
     public Integer call() throws Exception {
@@ -176,20 +198,29 @@ final class Commands implements Callable<Integer> {
     }
   }
 
-  @Command(modelTransformer = CommandExitCodes.Help.class,
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
       name = "check",
-      description = {"Validate the configuration and credential files (key/cert match, identity, expiry, permissions).",
-          "With --connect, also one TLS handshake to the ingress (no register, no request)."})
+      description = {
+        "Validate the configuration and credential files (key/cert match, identity, expiry, permissions).",
+        "With --connect, also one TLS handshake to the ingress (no register, no request)."
+      })
   static final class Check implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = PROFILE_HELP) String profile;
+    @Option(names = "--profile", description = PROFILE_HELP)
+    String profile;
 
-    @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+    @Option(names = "--config", required = true, description = "the TOML configuration file")
+    Path config;
 
-    @Option(names = "--connect", description = {"also open one TLS 1.3 connection to the ingress with the configured",
-        "credentials, verify the server as the agent does, print the negotiated protocol and close;",
-        "nothing is registered and no request is sent"})
+    @Option(
+        names = "--connect",
+        description = {
+          "also open one TLS 1.3 connection to the ingress with the configured",
+          "credentials, verify the server as the agent does, print the negotiated protocol and close;",
+          "nothing is registered and no request is sent"
+        })
     boolean connect;
 
     @Override
@@ -197,25 +228,42 @@ final class Commands implements Callable<Integer> {
       PrintWriter out = spec.commandLine().getOut();
       AgentConfig c = load(config, profile);
       CredentialProvider p;
-      out.println("config: ok (" + c.source() + ", profile " + c.profile().wireName() + ", worker " + c.workerId() + ")");
+      out.println(
+          "config: ok ("
+              + c.source()
+              + ", profile "
+              + c.profile().wireName()
+              + ", worker "
+              + c.workerId()
+              + ")");
       try {
-        p = CredentialProvider.load(
-            new CredentialFiles(c.credentials().certificate(), c.credentials().privateKey(),
-                c.credentials().trust(), c.credentials().token()),
-            c.workerId(), Clock.systemUTC(),
-            new CredentialProvider.Settings(Duration.ofSeconds(1), Duration.ofDays(c.credentials().expiryWarningDays()),
-                CredentialProvider.Settings.defaults().checkInterval()));
+        p =
+            CredentialProvider.load(
+                new CredentialFiles(
+                    c.credentials().certificate(),
+                    c.credentials().privateKey(),
+                    c.credentials().trust(),
+                    c.credentials().token()),
+                c.workerId(),
+                Clock.systemUTC(),
+                new CredentialProvider.Settings(
+                    Duration.ofSeconds(1),
+                    Duration.ofDays(c.credentials().expiryWarningDays()),
+                    CredentialProvider.Settings.defaults().checkInterval()));
         out.println("credentials: ok (" + p.tls() + ", " + p.daysToExpiry() + " days to expiry)");
         if (p.daysToExpiry() < c.credentials().expiryWarningDays()) {
           out.println("warning: the client certificate expires in " + p.daysToExpiry() + " days");
         }
       } catch (CredentialException e) {
         spec.commandLine().getErr().println("credentials: " + e.getMessage());
-        return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? ExitCode.CONFIG.code() : ExitCode.NOPERM.code();
+        return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH
+            ? ExitCode.CONFIG.code()
+            : ExitCode.NOPERM.code();
       }
       try {
         Capability cap = capability(c);
-        out.println("capability: ok (" + cap.toCanonicalBytes().length + " bytes, " + cap.digest() + ")");
+        out.println(
+            "capability: ok (" + cap.toCanonicalBytes().length + " bytes, " + cap.digest() + ")");
       } catch (ExecutorConfigurationException | ContractViolation e) {
         spec.commandLine().getErr().println("capability: " + e.getMessage());
         return ExitCode.CONFIG.code();
@@ -223,7 +271,9 @@ final class Commands implements Callable<Integer> {
       if (!WritableDirectories.report(c, out, spec.commandLine().getErr())) {
         return ExitCode.CANTCREAT.code();
       }
-      IsolationProbe iso = IsolationProbe.of(c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
+      IsolationProbe iso =
+          IsolationProbe.of(
+              c.execution().isolation(), IsolationHost.system(), c.execution().workDir());
       for (String line : iso.lines()) {
         out.println("isolation: " + line);
       }
@@ -233,14 +283,22 @@ final class Commands implements Callable<Integer> {
         }
         return ExitCode.CONFIG.code();
       }
-      return connect ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run() : ExitCode.OK.code();
+      return connect
+          ? new ConnectCheck(c, p, out, spec.commandLine().getErr()).run()
+          : ExitCode.OK.code();
     }
   }
 
-  @Command(modelTransformer = CommandExitCodes.Help.class,
-      name = "journal", description = "Inspect, verify or resolve the execution journal.",
-      subcommands = {JournalCmd.Inspect.class, JournalCmd.Verify.class, JournalCmd.Resolve.class,
-          JournalCmd.DiscardDamaged.class})
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "journal",
+      description = "Inspect, verify or resolve the execution journal.",
+      subcommands = {
+        JournalCmd.Inspect.class,
+        JournalCmd.Verify.class,
+        JournalCmd.Resolve.class,
+        JournalCmd.DiscardDamaged.class
+      })
   static final class JournalCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
@@ -259,28 +317,47 @@ final class Commands implements Callable<Integer> {
       printRuns(out, "pending completions", f.pendingCompletions());
       out.println("open pulls:          " + f.openPulls().size());
       out.println("settled (window):    " + f.settled().size());
-      // Refused in a way no resend can change (section 6 clarifications): the server reclaims them by lease.
-      printRuns(out, "undeliverable (window)", f.settled().stream()
-          .filter(r -> r.settlement() == io.ql3.worker.journal.Settlement.UNDELIVERABLE).toList());
+      // Refused in a way no resend can change (section 6 clarifications): the server reclaims them
+      // by lease.
+      printRuns(
+          out,
+          "undeliverable (window)",
+          f.settled().stream()
+              .filter(r -> r.settlement() == io.ql3.worker.journal.Settlement.UNDELIVERABLE)
+              .toList());
       f.recoveryRequired().ifPresent(r -> out.println("RECOVERY REQUIRED:   " + r));
     }
 
     private static void printRuns(PrintWriter out, String title, List<RunFact> runs) {
       out.println(title + ": " + runs.size());
       for (RunFact r : runs) {
-        out.println("  " + r.key().runId() + " attempt " + r.key().attempt() + " (session " + r.offer().sessionId()
-            + ", generation " + r.offer().generation() + ", executor " + r.offer().executor() + ")");
+        out.println(
+            "  "
+                + r.key().runId()
+                + " attempt "
+                + r.key().attempt()
+                + " (session "
+                + r.offer().sessionId()
+                + ", generation "
+                + r.offer().generation()
+                + ", executor "
+                + r.offer().executor()
+                + ")");
       }
     }
 
-    @Command(modelTransformer = CommandExitCodes.Help.class,
-        name = "inspect", description = "List the journal's facts (read-only; safe while the agent runs).")
+    @Command(
+        modelTransformer = CommandExitCodes.Help.class,
+        name = "inspect",
+        description = "List the journal's facts (read-only; safe while the agent runs).")
     static final class Inspect implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", description = PROFILE_HELP) String profile;
+      @Option(names = "--profile", description = PROFILE_HELP)
+      String profile;
 
-      @Option(names = "--config", required = true) Path config;
+      @Option(names = "--config", required = true)
+      Path config;
 
       @Override
       public Integer call() throws Exception {
@@ -291,14 +368,18 @@ final class Commands implements Callable<Integer> {
       }
     }
 
-    @Command(modelTransformer = CommandExitCodes.Help.class,
-        name = "verify", description = "Verify the journal read-only; exit 0 when an open would need no operator.")
+    @Command(
+        modelTransformer = CommandExitCodes.Help.class,
+        name = "verify",
+        description = "Verify the journal read-only; exit 0 when an open would need no operator.")
     static final class Verify implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", description = PROFILE_HELP) String profile;
+      @Option(names = "--profile", description = PROFILE_HELP)
+      String profile;
 
-      @Option(names = "--config", required = true) Path config;
+      @Option(names = "--config", required = true)
+      Path config;
 
       @Override
       public Integer call() throws Exception {
@@ -318,28 +399,40 @@ final class Commands implements Callable<Integer> {
       }
     }
 
-    @Command(modelTransformer = CommandExitCodes.Help.class,
+    @Command(
+        modelTransformer = CommandExitCodes.Help.class,
         name = "resolve",
-        description = "Settle one run on purpose (for example an uncertain run handled by hand). Needs the agent stopped.")
+        description =
+            "Settle one run on purpose (for example an uncertain run handled by hand). Needs the agent stopped.")
     static final class Resolve implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", description = PROFILE_HELP) String profile;
+      @Option(names = "--profile", description = PROFILE_HELP)
+      String profile;
 
-      @Option(names = "--config", required = true) Path config;
+      @Option(names = "--config", required = true)
+      Path config;
 
-      @Parameters(index = "0", description = "the runId") String runId;
+      @Parameters(index = "0", description = "the runId")
+      String runId;
 
-      @Parameters(index = "1", description = "the attempt") long attempt;
+      @Parameters(index = "1", description = "the attempt")
+      long attempt;
 
-      @Option(names = "--note", required = true, description = "why it is resolved (recorded in the journal)") String note;
+      @Option(
+          names = "--note",
+          required = true,
+          description = "why it is resolved (recorded in the journal)")
+      String note;
 
       @Override
       public Integer call() throws Exception {
         AgentConfig c = load(config, profile);
         try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
           if (j.status() != Journal.Status.OPEN) {
-            spec.commandLine().getErr().println("ql3-worker: the journal needs recovery first: " + j.report());
+            spec.commandLine()
+                .getErr()
+                .println("ql3-worker: the journal needs recovery first: " + j.report());
             return ExitCode.CONFIG.code();
           }
           j.append(new JournalRecord.OperatorResolved(runId, attempt, note));
@@ -352,39 +445,59 @@ final class Commands implements Callable<Integer> {
       }
     }
 
-    @Command(modelTransformer = CommandExitCodes.Help.class,
+    @Command(
+        modelTransformer = CommandExitCodes.Help.class,
         name = "discard-damaged",
-        description = {"Clear a damaged log on purpose (agent stopped): everything from the damage on is moved",
-            "aside (never deleted) and the runs it described must be reconciled with the server by hand.",
-            "Name exactly what 'journal verify' reported: reason, file and offset."})
+        description = {
+          "Clear a damaged log on purpose (agent stopped): everything from the damage on is moved",
+          "aside (never deleted) and the runs it described must be reconciled with the server by hand.",
+          "Name exactly what 'journal verify' reported: reason, file and offset."
+        })
     static final class DiscardDamaged implements Callable<Integer> {
       @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-      @Option(names = "--profile", description = PROFILE_HELP) String profile;
+      @Option(names = "--profile", description = PROFILE_HELP)
+      String profile;
 
-      @Option(names = "--config", required = true) Path config;
+      @Option(names = "--config", required = true)
+      Path config;
 
-      @Option(names = "--reason", required = true, description = "e.g. CORRUPT_RECORD") String reason;
+      @Option(names = "--reason", required = true, description = "e.g. CORRUPT_RECORD")
+      String reason;
 
-      @Option(names = "--file", required = true, description = "the damaged segment file name") String file;
+      @Option(names = "--file", required = true, description = "the damaged segment file name")
+      String file;
 
-      @Option(names = "--offset", required = true, description = "the offset 'journal verify' reported") long offset;
+      @Option(
+          names = "--offset",
+          required = true,
+          description = "the offset 'journal verify' reported")
+      long offset;
 
       @Override
       public Integer call() throws Exception {
         AgentConfig c = load(config, profile);
         JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
         if (v.recoveryRequired().isEmpty()) {
-          spec.commandLine().getErr().println("ql3-worker: the journal needs no recovery; nothing changed");
+          spec.commandLine()
+              .getErr()
+              .println("ql3-worker: the journal needs no recovery; nothing changed");
           return ExitCode.CONFIG.code();
         }
         var problem = v.recoveryRequired().get();
-        if (!problem.reason().name().equals(reason) || !problem.file().equals(file) || problem.offset() != offset) {
-          spec.commandLine().getErr().println("ql3-worker: the journal reports " + problem
-              + ", not what you named; nothing changed");
+        if (!problem.reason().name().equals(reason)
+            || !problem.file().equals(file)
+            || problem.offset() != offset) {
+          spec.commandLine()
+              .getErr()
+              .println(
+                  "ql3-worker: the journal reports "
+                      + problem
+                      + ", not what you named; nothing changed");
           return ExitCode.CONFIG.code();
         }
-        try (Journal j = Journal.discardDamagedLog(JournalConfig.of(c.journal().dir(), c.workerId()), problem)) {
+        try (Journal j =
+            Journal.discardDamagedLog(JournalConfig.of(c.journal().dir(), c.workerId()), problem)) {
           spec.commandLine().getOut().println("moved aside: " + j.report().removedFiles());
           printFacts(spec.commandLine().getOut(), j.facts());
           return ExitCode.OK.code();

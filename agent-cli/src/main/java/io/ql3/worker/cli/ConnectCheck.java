@@ -2,8 +2,8 @@ package io.ql3.worker.cli;
 
 import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.WorkerId;
-import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.BuildInfo;
+import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.transport.Handshake;
@@ -19,8 +19,8 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * {@code check --connect}: one handshake through the agent's own transport (same TLS context,
- * credentials, server chain and name verification), no register and no request, then close.
- * Each way it can fail has its own exit code (README, "The ql3-worker command").
+ * credentials, server chain and name verification), no register and no request, then close. Each
+ * way it can fail has its own exit code (README, "The ql3-worker command").
  */
 final class ConnectCheck {
   /**
@@ -35,7 +35,8 @@ final class ConnectCheck {
   private final PrintWriter out;
   private final PrintWriter err;
 
-  ConnectCheck(AgentConfig config, CredentialProvider credentials, PrintWriter out, PrintWriter err) {
+  ConnectCheck(
+      AgentConfig config, CredentialProvider credentials, PrintWriter out, PrintWriter err) {
     this.config = config;
     this.credentials = credentials;
     this.out = out;
@@ -45,32 +46,62 @@ final class ConnectCheck {
   int run() throws InterruptedException, io.ql3.worker.runtime.config.ConfigException {
     AgentConfig.Ingress ingress = config.ingress();
     ProxySelection route = ProxySelection.select(config, System.getenv());
-    String where = ingress.host() + ":" + ingress.port() + route.proxy().map(p -> " through proxy " + p).orElse("");
-    out.println("proxy: " + route.proxy().map(p -> p + " (HTTP CONNECT; from " + route.source() + ")")
-        .orElse(route.source()));
+    String where =
+        ingress.host()
+            + ":"
+            + ingress.port()
+            + route.proxy().map(p -> " through proxy " + p).orElse("");
+    out.println(
+        "proxy: "
+            + route
+                .proxy()
+                .map(p -> p + " (HTTP CONNECT; from " + route.source() + ")")
+                .orElse(route.source()));
     TransportSettings defaults = TransportSettings.defaults(BuildInfo.load().version());
-    TransportSettings settings = new TransportSettings(ingress.connectTimeout(), defaults.handshakeTimeout(),
-        defaults.responseTimeout(), defaults.backoffMin(), defaults.backoffMax(), defaults.userAgentVersion(),
-        route.proxy().orElse(null));
+    TransportSettings settings =
+        new TransportSettings(
+            ingress.connectTimeout(),
+            defaults.handshakeTimeout(),
+            defaults.responseTimeout(),
+            defaults.backoffMin(),
+            defaults.backoffMax(),
+            defaults.userAgentVersion(),
+            route.proxy().orElse(null));
     IngressClient client;
     try {
-      client = IngressClient.open(new IngressEndpoint(ingress.host(), ingress.port()), WorkerId.of(config.workerId()),
-          credentials, settings);
+      client =
+          IngressClient.open(
+              new IngressEndpoint(ingress.host(), ingress.port()),
+              WorkerId.of(config.workerId()),
+              credentials,
+              settings);
     } catch (CredentialException | ContractViolation e) {
       err.println("connect: " + e.getMessage());
       return ExitCode.CONFIG.code();
     }
     try {
       Handshake h = client.handshake(CONFIRM_WITHIN).get();
-      out.println("connect: ok (" + where + ", " + h.tlsVersion() + ", " + h.cipherSuite() + ", ALPN " + h.protocol()
-          + ", server certificate verified against " + config.credentials().trust() + " for " + ingress.host()
-          + (h.serverAccepted()
-              ? ", client certificate accepted)"
-              : "h2".equals(h.protocol())
-                  ? ", but the server sent no SETTINGS within the handshake timeout: acceptance of the client"
-                      + " certificate is not confirmed)"
-                  : ", no refusal of the client certificate within " + CONFIRM_WITHIN.toMillis()
-                      + " ms: an http/1.1 server confirms it only by answering a request, and none was sent)"));
+      out.println(
+          "connect: ok ("
+              + where
+              + ", "
+              + h.tlsVersion()
+              + ", "
+              + h.cipherSuite()
+              + ", ALPN "
+              + h.protocol()
+              + ", server certificate verified against "
+              + config.credentials().trust()
+              + " for "
+              + ingress.host()
+              + (h.serverAccepted()
+                  ? ", client certificate accepted)"
+                  : "h2".equals(h.protocol())
+                      ? ", but the server sent no SETTINGS within the handshake timeout: acceptance of the client"
+                          + " certificate is not confirmed)"
+                      : ", no refusal of the client certificate within "
+                          + CONFIRM_WITHIN.toMillis()
+                          + " ms: an http/1.1 server confirms it only by answering a request, and none was sent)"));
       out.println("connect: nothing was registered and no request was sent");
       return ExitCode.OK.code();
     } catch (ExecutionException e) {
@@ -90,12 +121,19 @@ final class ConnectCheck {
     }
   }
 
-  /** One exit code per way the handshake failed: unavailable, temporary, TLS/trust, our certificate refused. */
+  /**
+   * One exit code per way the handshake failed: unavailable, temporary, TLS/trust, our certificate
+   * refused.
+   */
   static int exitCode(TransportFailure.Reason reason) {
     return switch (reason) {
       case CONNECT_FAILED, RESET -> ExitCode.UNAVAILABLE.code();
       case CONNECT_TIMEOUT, HANDSHAKE_TIMEOUT -> ExitCode.TEMPFAIL.code();
-      case SERVER_UNTRUSTED, SERVER_CERTIFICATE_EXPIRED, HOSTNAME_MISMATCH, TLS_PROTOCOL_VERSION, TLS_FAILURE ->
+      case SERVER_UNTRUSTED,
+          SERVER_CERTIFICATE_EXPIRED,
+          HOSTNAME_MISMATCH,
+          TLS_PROTOCOL_VERSION,
+          TLS_FAILURE ->
           ExitCode.PROTOCOL.code();
       case CLIENT_CERTIFICATE_REJECTED -> ExitCode.NOPERM.code();
       default -> ExitCode.SOFTWARE.code();
@@ -104,22 +142,35 @@ final class ConnectCheck {
 
   private String explain(TransportFailure f) {
     String detail = rootMessage(f);
-    String what = switch (f.reason()) {
-      case CONNECT_FAILED -> "connection refused or unreachable (is the ingress running and is ingress.url right?)";
-      case RESET -> "the connection was closed during the handshake";
-      case CONNECT_TIMEOUT -> "no TCP connection within " + config.ingress().connectTimeout().toMillis()
-          + " ms (ingress.connect-timeout-ms)";
-      case HANDSHAKE_TIMEOUT -> "the TLS handshake did not finish in time";
-      case SERVER_UNTRUSTED -> "the server's certificate chain does not verify against the trust bundle "
-          + config.credentials().trust() + " (credentials.trust)";
-      case SERVER_CERTIFICATE_EXPIRED -> "the server's certificate (or its chain) is outside its validity period";
-      case HOSTNAME_MISMATCH -> "the server's certificate does not name " + config.ingress().host() + " (ingress.url)";
-      case TLS_PROTOCOL_VERSION -> "the server does not speak TLS 1.3 (the agent refuses TLS 1.2 and lower)";
-      case TLS_FAILURE -> "TLS handshake failed";
-      case CLIENT_CERTIFICATE_REJECTED -> "the server refused our client certificate "
-          + config.credentials().certificate() + " (credentials.certificate)";
-      default -> f.reason().name();
-    };
+    String what =
+        switch (f.reason()) {
+          case CONNECT_FAILED ->
+              "connection refused or unreachable (is the ingress running and is ingress.url right?)";
+          case RESET -> "the connection was closed during the handshake";
+          case CONNECT_TIMEOUT ->
+              "no TCP connection within "
+                  + config.ingress().connectTimeout().toMillis()
+                  + " ms (ingress.connect-timeout-ms)";
+          case HANDSHAKE_TIMEOUT -> "the TLS handshake did not finish in time";
+          case SERVER_UNTRUSTED ->
+              "the server's certificate chain does not verify against the trust bundle "
+                  + config.credentials().trust()
+                  + " (credentials.trust)";
+          case SERVER_CERTIFICATE_EXPIRED ->
+              "the server's certificate (or its chain) is outside its validity period";
+          case HOSTNAME_MISMATCH ->
+              "the server's certificate does not name "
+                  + config.ingress().host()
+                  + " (ingress.url)";
+          case TLS_PROTOCOL_VERSION ->
+              "the server does not speak TLS 1.3 (the agent refuses TLS 1.2 and lower)";
+          case TLS_FAILURE -> "TLS handshake failed";
+          case CLIENT_CERTIFICATE_REJECTED ->
+              "the server refused our client certificate "
+                  + config.credentials().certificate()
+                  + " (credentials.certificate)";
+          default -> f.reason().name();
+        };
     return detail == null ? what : what + " [" + detail + "]";
   }
 

@@ -25,9 +25,19 @@ import sun.misc.Signal;
  * loads none of picocli's classes (see docs/performance.md).
  */
 final class RunCommand {
-  /** What {@code run} can return: the agent's codes and {@link ExitCode#USAGE} for a bad command line. */
-  static final Set<ExitCode> EXIT_CODES = EnumSet.of(ExitCode.OK, ExitCode.USAGE, ExitCode.SOFTWARE,
-      ExitCode.IOERR, ExitCode.TEMPFAIL, ExitCode.NOPERM, ExitCode.CONFIG);
+  /**
+   * What {@code run} can return: the agent's codes and {@link ExitCode#USAGE} for a bad command
+   * line.
+   */
+  static final Set<ExitCode> EXIT_CODES =
+      EnumSet.of(
+          ExitCode.OK,
+          ExitCode.USAGE,
+          ExitCode.SOFTWARE,
+          ExitCode.IOERR,
+          ExitCode.TEMPFAIL,
+          ExitCode.NOPERM,
+          ExitCode.CONFIG);
 
   static final String USAGE =
       """
@@ -46,7 +56,9 @@ final class RunCommand {
         --wait-for-recovery  when the journal needs an operator, wait (re-checking every 10 s)
                              instead of exiting %d
       Exit codes:
-      """.formatted(ExitCode.CONFIG.code()) + ExitCode.usageLines(RunCommand.EXIT_CODES, 90);
+      """
+              .formatted(ExitCode.CONFIG.code())
+          + ExitCode.usageLines(RunCommand.EXIT_CODES, 90);
 
   private RunCommand() {}
 
@@ -131,17 +143,31 @@ final class RunCommand {
       return ExitCode.OK.code();
     }
     AgentConfig cfg = ((ConfigReader.Enabled) result).config();
-    AgentConfig.LogFormat format = logFormat == null ? cfg.logFormat()
-        : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
-    // Under journald (JOURNAL_STREAM is our stdout) each line carries its priority: journalctl -p works.
-    EventLog log = new EventLog(out, format, Clock.systemUTC(), level == null ? cfg.logLevel() : level,
-        JournalStream.isStdout());
+    AgentConfig.LogFormat format =
+        logFormat == null
+            ? cfg.logFormat()
+            : logFormat.equals("json") ? AgentConfig.LogFormat.JSON : AgentConfig.LogFormat.LOGFMT;
+    // Under journald (JOURNAL_STREAM is our stdout) each line carries its priority: journalctl -p
+    // works.
+    EventLog log =
+        new EventLog(
+            out,
+            format,
+            Clock.systemUTC(),
+            level == null ? cfg.logLevel() : level,
+            JournalStream.isStdout());
     EventLoggerFinder.install(log);
     // sd_notify only under systemd (NOTIFY_SOCKET set): only then is Netty's native library loaded.
-    SystemdService systemd = SystemdService.fromEnvironment(System.getenv(), ProcessHandle.current().pid(),
-        problem -> log.error("systemd.notify_unavailable", "problem", problem));
-    WorkerAgent agent = new WorkerAgent(cfg,
-        new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery, systemd));
+    SystemdService systemd =
+        SystemdService.fromEnvironment(
+            System.getenv(),
+            ProcessHandle.current().pid(),
+            problem -> log.error("systemd.notify_unavailable", "problem", problem));
+    WorkerAgent agent =
+        new WorkerAgent(
+            cfg,
+            new WorkerAgent.Environment(
+                Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery, systemd));
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());

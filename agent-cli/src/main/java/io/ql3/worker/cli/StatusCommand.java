@@ -17,26 +17,41 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-/** {@code ql3-worker status}: the running agent's status file, and whether the agent is really there. */
-@Command(modelTransformer = CommandExitCodes.Help.class,
+/**
+ * {@code ql3-worker status}: the running agent's status file, and whether the agent is really
+ * there.
+ */
+@Command(
+    modelTransformer = CommandExitCodes.Help.class,
     name = "status",
-    description = {"Show the running agent's status (from its status file).",
-        "Exit 0 only when the agent that wrote it is running and the file is fresh."})
+    description = {
+      "Show the running agent's status (from its status file).",
+      "Exit 0 only when the agent that wrote it is running and the file is fresh."
+    })
 final class StatusCommand implements Callable<Integer> {
   /** How often --wait-ready looks at the file. */
   private static final long POLL_MS = 200;
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--profile", description = Commands.PROFILE_HELP) String profile;
+  @Option(names = "--profile", description = Commands.PROFILE_HELP)
+  String profile;
 
-  @Option(names = "--config", required = true, description = "the TOML configuration file") Path config;
+  @Option(names = "--config", required = true, description = "the TOML configuration file")
+  Path config;
 
-  @Option(names = "--json", description = "print the status file as JSON") boolean json;
+  @Option(names = "--json", description = "print the status file as JSON")
+  boolean json;
 
-  @Option(names = "--wait-ready", arity = "0..1", fallbackValue = "60", paramLabel = "SECONDS",
-      description = {"wait until the agent is running with a registered session (at most SECONDS, default 60);",
-          "fail if it is not by then (see Exit codes: try later)"})
+  @Option(
+      names = "--wait-ready",
+      arity = "0..1",
+      fallbackValue = "60",
+      paramLabel = "SECONDS",
+      description = {
+        "wait until the agent is running with a registered session (at most SECONDS, default 60);",
+        "fail if it is not by then (see Exit codes: try later)"
+      })
   Integer waitReady;
 
   @Override
@@ -70,9 +85,18 @@ final class StatusCommand implements Callable<Integer> {
         return print(file, s, v);
       }
       if (System.nanoTime() - deadline > 0) {
-        err.println("ql3-worker: not ready after " + waitReady + " s: "
-            + (v == null ? "no status file at " + file : v.why() + ", session " + s.get("sessionState")
-                + (s.get("lastProblem") == null ? "" : ", last problem: " + s.get("lastProblem"))));
+        err.println(
+            "ql3-worker: not ready after "
+                + waitReady
+                + " s: "
+                + (v == null
+                    ? "no status file at " + file
+                    : v.why()
+                        + ", session "
+                        + s.get("sessionState")
+                        + (s.get("lastProblem") == null
+                            ? ""
+                            : ", last problem: " + s.get("lastProblem"))));
         return ExitCode.TEMPFAIL.code();
       }
       Thread.sleep(POLL_MS);

@@ -9,8 +9,8 @@ import java.util.Map;
 import java.util.function.LongPredicate;
 
 /**
- * Whether a status file describes a live agent: the writer's process must exist and the file must be
- * fresh (rewritten within 3 cadences, and never less than 3 of its write intervals).
+ * Whether a status file describes a live agent: the writer's process must exist and the file must
+ * be fresh (rewritten within 3 cadences, and never less than 3 of its write intervals).
  *
  * @param liveness what the file says about the agent
  * @param why one sentence for the operator
@@ -33,7 +33,8 @@ record StatusVerdict(Liveness liveness, String why) {
     return liveness == Liveness.RUNNING && "active".equals(status.get("sessionState"));
   }
 
-  static StatusVerdict of(Map<String, Object> status, Instant now, Duration cadence, LongPredicate pidAlive) {
+  static StatusVerdict of(
+      Map<String, Object> status, Instant now, Duration cadence, LongPredicate pidAlive) {
     Instant at;
     try {
       at = Instant.parse(String.valueOf(status.get("updatedAt")));
@@ -45,16 +46,32 @@ record StatusVerdict(Liveness liveness, String why) {
       return new StatusVerdict(Liveness.STOPPED, "the agent (pid " + pid + ") stopped at " + at);
     }
     if (pid <= 0 || !pidAlive.test(pid)) {
-      return new StatusVerdict(Liveness.GONE, "the agent (pid " + pid + ") is gone: it did not stop cleanly;"
-          + " the file was last written at " + at);
+      return new StatusVerdict(
+          Liveness.GONE,
+          "the agent (pid "
+              + pid
+              + ") is gone: it did not stop cleanly;"
+              + " the file was last written at "
+              + at);
     }
     // Waiting for credentials, the agent rewrites the file at each re-check, not each cadence.
-    Duration limit = "waiting_for_credentials".equals(status.get("phase"))
-        ? CredentialWait.RECHECK.multipliedBy(3) : maxAge(cadence);
+    Duration limit =
+        "waiting_for_credentials".equals(status.get("phase"))
+            ? CredentialWait.RECHECK.multipliedBy(3)
+            : maxAge(cadence);
     Duration age = Duration.between(at, now);
     if (age.compareTo(limit) > 0) {
-      return new StatusVerdict(Liveness.STALE, "the agent (pid " + pid + ") last wrote the file " + age.toSeconds()
-          + " s ago (at " + at + "), more than " + limit.toMillis() + " ms: its cadence is stuck");
+      return new StatusVerdict(
+          Liveness.STALE,
+          "the agent (pid "
+              + pid
+              + ") last wrote the file "
+              + age.toSeconds()
+              + " s ago (at "
+              + at
+              + "), more than "
+              + limit.toMillis()
+              + " ms: its cadence is stuck");
     }
     return new StatusVerdict(Liveness.RUNNING, "the agent (pid " + pid + ") is running");
   }

@@ -29,8 +29,11 @@ final class WritableDirectories {
         err.println("directories: " + e.getKey() + " " + e.getValue() + ": " + problem);
         ok = false;
       } else {
-        line.append(line.charAt(line.length() - 1) == '(' ? "" : ", ").append(e.getKey()).append(' ')
-            .append(e.getValue()).append(" writable");
+        line.append(line.charAt(line.length() - 1) == '(' ? "" : ", ")
+            .append(e.getKey())
+            .append(' ')
+            .append(e.getValue())
+            .append(" writable");
       }
     }
     if (ok) {
@@ -55,8 +58,12 @@ final class WritableDirectories {
       Path f = Files.createTempFile(probe, ".ql3-check-", ".tmp");
       Files.delete(f);
     } catch (IOException | SecurityException e) {
-      return (probe.equals(dir) ? "not writable" : "does not exist and " + probe + " is not writable")
-          + " (" + e.getMessage() + "); it must be writable by the agent's user";
+      return (probe.equals(dir)
+              ? "not writable"
+              : "does not exist and " + probe + " is not writable")
+          + " ("
+          + e.getMessage()
+          + "); it must be writable by the agent's user";
     }
     return null;
   }

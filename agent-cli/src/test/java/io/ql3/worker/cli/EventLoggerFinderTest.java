@@ -15,7 +15,9 @@ class EventLoggerFinderTest {
   @Test
   void libraryLoggersWriteOneJsonLinePerEventThroughTheAgentLog() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    EventLoggerFinder.install(new EventLog(new PrintStream(buf, true, StandardCharsets.UTF_8), LogFormat.JSON, Clock.systemUTC()));
+    EventLoggerFinder.install(
+        new EventLog(
+            new PrintStream(buf, true, StandardCharsets.UTF_8), LogFormat.JSON, Clock.systemUTC()));
     // The JDK found our finder through ServiceLoader: System.getLogger goes through it.
     assertThat(System.LoggerFinder.getLoggerFinder()).isInstanceOf(EventLoggerFinder.class);
     System.Logger logger = System.getLogger("io.ql3.worker.transport.IngressConnection");
@@ -24,17 +26,26 @@ class EventLoggerFinderTest {
     EventLoggerFinder.install(new EventLog(System.err, LogFormat.LOGFMT, Clock.systemUTC()));
     String text = buf.toString(StandardCharsets.UTF_8);
     assertThat(text.lines()).hasSize(1);
-    assertThat(text).contains("\"level\":\"warn\"").contains("\"logger\":\"IngressConnection\"")
+    assertThat(text)
+        .contains("\"level\":\"warn\"")
+        .contains("\"logger\":\"IngressConnection\"")
         .contains("\"msg\":\"connection attempt 3 failed:\\nrefused\"");
   }
 
   @Test
   void nettysOwnLoggingGoesThroughTheAgentLogAtItsLevel() {
     ByteArrayOutputStream buf = new ByteArrayOutputStream();
-    EventLoggerFinder.install(new EventLog(new PrintStream(buf, true, StandardCharsets.UTF_8), LogFormat.LOGFMT,
-        Clock.systemUTC(), EventLog.Level.DEBUG, true));
+    EventLoggerFinder.install(
+        new EventLog(
+            new PrintStream(buf, true, StandardCharsets.UTF_8),
+            LogFormat.LOGFMT,
+            Clock.systemUTC(),
+            EventLog.Level.DEBUG,
+            true));
     try {
-      var netty = io.netty.util.internal.logging.InternalLoggerFactory.getInstance("io.netty.util.ResourceLeakDetector");
+      var netty =
+          io.netty.util.internal.logging.InternalLoggerFactory.getInstance(
+              "io.netty.util.ResourceLeakDetector");
       netty.error("LEAK: {} was not released", "ByteBuf", new IllegalStateException("here"));
       netty.debug("debug {} {}", 1, 2);
       netty.trace("trace");
@@ -43,7 +54,9 @@ class EventLoggerFinderTest {
     }
     var lines = buf.toString(StandardCharsets.UTF_8).lines().toList();
     assertThat(lines).hasSize(3);
-    assertThat(lines.get(0)).startsWith("<3>").contains("logger=ResourceLeakDetector")
+    assertThat(lines.get(0))
+        .startsWith("<3>")
+        .contains("logger=ResourceLeakDetector")
         .contains("msg=\"LEAK: ByteBuf was not released\"")
         .contains("error=\"java.lang.IllegalStateException: here\\n\\tat ");
     assertThat(lines.get(1)).startsWith("<7>").contains("msg=\"debug 1 2\"");

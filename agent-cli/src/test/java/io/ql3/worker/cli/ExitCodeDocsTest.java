@@ -19,10 +19,10 @@ import org.junit.jupiter.api.Test;
 import picocli.CommandLine;
 
 /**
- * {@link ExitCode} is the one owner of the exit codes: the README's exit-code table is exactly
- * the enum (every code, name and meaning, in order), the README's command table lists exactly the
- * codes each command declares, every command's usage help lists them, and the systemd unit's
- * {@code RestartPreventExitStatus} is exactly the codes a restart cannot fix.
+ * {@link ExitCode} is the one owner of the exit codes: the README's exit-code table is exactly the
+ * enum (every code, name and meaning, in order), the README's command table lists exactly the codes
+ * each command declares, every command's usage help lists them, and the systemd unit's {@code
+ * RestartPreventExitStatus} is exactly the codes a restart cannot fix.
  */
 class ExitCodeDocsTest {
   static final Path README = Path.of("..", "README.md");
@@ -49,28 +49,33 @@ class ExitCodeDocsTest {
 
   @Test
   void theReadmeExitCodeTableIsTheEnum() throws IOException {
-    List<String> documented = commandSection().stream()
-        .filter(l -> l.matches("\\| \\d+ \\| `EX_[A-Z]+` \\|.*"))
-        .map(l -> {
-          List<String> c = cells(l);
-          return c.get(0) + " " + c.get(1) + " " + c.get(2);
-        })
-        .toList();
-    List<String> expected = Arrays.stream(ExitCode.values())
-        .map(e -> e.code() + " `" + e.sysexitsName() + "` " + e.meaning())
-        .toList();
+    List<String> documented =
+        commandSection().stream()
+            .filter(l -> l.matches("\\| \\d+ \\| `EX_[A-Z]+` \\|.*"))
+            .map(
+                l -> {
+                  List<String> c = cells(l);
+                  return c.get(0) + " " + c.get(1) + " " + c.get(2);
+                })
+            .toList();
+    List<String> expected =
+        Arrays.stream(ExitCode.values())
+            .map(e -> e.code() + " `" + e.sysexitsName() + "` " + e.meaning())
+            .toList();
     assertThat(documented).containsExactlyElementsOf(expected);
   }
 
   /** The README's name of each command → the command class whose codes it must list. */
-  private static final Map<String, List<Class<?>>> README_COMMANDS = Map.of(
-      "run", List.of(Commands.Run.class),
-      "check", List.of(Commands.Check.class),
-      "status", List.of(StatusCommand.class),
-      "journal inspect\\|verify", List.of(Commands.JournalCmd.Inspect.class, Commands.JournalCmd.Verify.class),
-      "journal resolve", List.of(Commands.JournalCmd.Resolve.class),
-      "capability", List.of(Commands.CapabilityCmd.class),
-      "version", List.of(Commands.Version.class));
+  private static final Map<String, List<Class<?>>> README_COMMANDS =
+      Map.of(
+          "run", List.of(Commands.Run.class),
+          "check", List.of(Commands.Check.class),
+          "status", List.of(StatusCommand.class),
+          "journal inspect\\|verify",
+              List.of(Commands.JournalCmd.Inspect.class, Commands.JournalCmd.Verify.class),
+          "journal resolve", List.of(Commands.JournalCmd.Resolve.class),
+          "capability", List.of(Commands.CapabilityCmd.class),
+          "version", List.of(Commands.Version.class));
 
   @Test
   void theReadmeCommandTableListsEachCommandsCodes() throws IOException {
@@ -80,20 +85,33 @@ class ExitCodeDocsTest {
         continue;
       }
       List<String> c = cells(l);
-      String command = README_COMMANDS.keySet().stream()
-          .filter(k -> c.get(0).startsWith("`ql3-worker " + k + " ") || c.get(0).equals("`ql3-worker " + k + "`"))
-          .findFirst().orElseThrow(() -> new AssertionError("README row of an unknown command: " + c.get(0)));
-      documented.put(command, Arrays.stream(c.get(c.size() - 1).split(",\\s*"))
-          .map(Integer::valueOf).collect(Collectors.toCollection(TreeSet::new)));
+      String command =
+          README_COMMANDS.keySet().stream()
+              .filter(
+                  k ->
+                      c.get(0).startsWith("`ql3-worker " + k + " ")
+                          || c.get(0).equals("`ql3-worker " + k + "`"))
+              .findFirst()
+              .orElseThrow(
+                  () -> new AssertionError("README row of an unknown command: " + c.get(0)));
+      documented.put(
+          command,
+          Arrays.stream(c.get(c.size() - 1).split(",\\s*"))
+              .map(Integer::valueOf)
+              .collect(Collectors.toCollection(TreeSet::new)));
     }
     assertThat(documented.keySet()).containsExactlyInAnyOrderElementsOf(README_COMMANDS.keySet());
-    README_COMMANDS.forEach((command, classes) -> {
-      for (Class<?> k : classes) {
-        assertThat(documented.get(command)).as("README exit codes of " + command)
-            .isEqualTo(CommandExitCodes.of(k).stream().map(ExitCode::code)
-                .collect(Collectors.toCollection(TreeSet::new)));
-      }
-    });
+    README_COMMANDS.forEach(
+        (command, classes) -> {
+          for (Class<?> k : classes) {
+            assertThat(documented.get(command))
+                .as("README exit codes of " + command)
+                .isEqualTo(
+                    CommandExitCodes.of(k).stream()
+                        .map(ExitCode::code)
+                        .collect(Collectors.toCollection(TreeSet::new)));
+          }
+        });
   }
 
   @Test
@@ -123,12 +141,20 @@ class ExitCodeDocsTest {
 
   @Test
   void theUnitDoesNotRestartOnExactlyTheCodesARestartCannotFix() throws IOException {
-    List<String> lines = Files.readAllLines(UNIT, StandardCharsets.UTF_8).stream()
-        .filter(l -> l.startsWith("RestartPreventExitStatus=")).toList();
+    List<String> lines =
+        Files.readAllLines(UNIT, StandardCharsets.UTF_8).stream()
+            .filter(l -> l.startsWith("RestartPreventExitStatus="))
+            .toList();
     assertThat(lines).hasSize(1);
-    Set<Integer> unit = Arrays.stream(lines.get(0).substring("RestartPreventExitStatus=".length()).strip().split("\\s+"))
-        .map(Integer::valueOf).collect(Collectors.toCollection(TreeSet::new));
-    assertThat(unit).isEqualTo(ExitCode.restartPrevented().stream().map(ExitCode::code)
-        .collect(Collectors.toCollection(TreeSet::new)));
+    Set<Integer> unit =
+        Arrays.stream(
+                lines.get(0).substring("RestartPreventExitStatus=".length()).strip().split("\\s+"))
+            .map(Integer::valueOf)
+            .collect(Collectors.toCollection(TreeSet::new));
+    assertThat(unit)
+        .isEqualTo(
+            ExitCode.restartPrevented().stream()
+                .map(ExitCode::code)
+                .collect(Collectors.toCollection(TreeSet::new)));
   }
 }

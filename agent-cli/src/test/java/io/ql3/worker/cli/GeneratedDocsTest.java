@@ -15,8 +15,8 @@ import picocli.CommandLine;
 /**
  * The bash completion and the man page the package ships are generated from the command tree by
  * picocli, and checked in under packaging/src/generated (the packaging build runs no Java). This
- * test fails when they are stale; regenerate with
- * {@code mvn -pl agent-cli test -Dtest=GeneratedDocsTest -Dql3.regenerate=true}.
+ * test fails when they are stale; regenerate with {@code mvn -pl agent-cli test
+ * -Dtest=GeneratedDocsTest -Dql3.regenerate=true}.
  */
 class GeneratedDocsTest {
   static final Path DIR = Path.of("..", "packaging", "src", "generated");
@@ -51,8 +51,9 @@ class GeneratedDocsTest {
       b.append(".SS ").append(String.join(" ", path)).append('\n');
       preformatted(b, cl.getUsageMessage(CommandLine.Help.Ansi.OFF));
     }
-    b.append(".SH FILES\n/etc/ql3-worker/agent.toml, /etc/ql3-worker/NAME.toml, /etc/ql3-worker/credentials/,\n"
-        + "/var/lib/ql3-worker/\n");
+    b.append(
+        ".SH FILES\n/etc/ql3-worker/agent.toml, /etc/ql3-worker/NAME.toml, /etc/ql3-worker/credentials/,\n"
+            + "/var/lib/ql3-worker/\n");
     b.append(".SH SEE ALSO\n/usr/share/doc/ql3-worker/install.md\n");
     return b.toString();
   }
@@ -90,7 +91,8 @@ class GeneratedDocsTest {
       Files.createDirectories(DIR);
       Files.writeString(f, expected, StandardCharsets.UTF_8);
     }
-    assertThat(Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "<missing " + f + ">")
+    assertThat(
+            Files.exists(f) ? Files.readString(f, StandardCharsets.UTF_8) : "<missing " + f + ">")
         .as(f + " is stale: mvn -pl agent-cli test -Dtest=GeneratedDocsTest -Dql3.regenerate=true")
         .isEqualTo(expected);
   }
@@ -103,7 +105,11 @@ class GeneratedDocsTest {
   @Test
   void theShippedManPageIsTheCommandTreesUsageHelp() throws IOException {
     String man = manPage();
-    assertThat(man).contains(".SS check").contains(".SS journal inspect").contains(".SS status").contains("--wait-ready");
+    assertThat(man)
+        .contains(".SS check")
+        .contains(".SS journal inspect")
+        .contains(".SS status")
+        .contains("--wait-ready");
     compareOrRegenerate("ql3-worker.1", man);
   }
 }

@@ -48,9 +48,13 @@ class HelpAndVersionTest {
     ByteArrayOutputStream err = new ByteArrayOutputStream();
     List<String> args = new ArrayList<>(path);
     args.add(option);
-    int code = Main.execute(args.toArray(String[]::new), new PrintStream(out, true, StandardCharsets.UTF_8),
-        new PrintStream(err, true, StandardCharsets.UTF_8));
-    return new Result(code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
+    int code =
+        Main.execute(
+            args.toArray(String[]::new),
+            new PrintStream(out, true, StandardCharsets.UTF_8),
+            new PrintStream(err, true, StandardCharsets.UTF_8));
+    return new Result(
+        code, out.toString(StandardCharsets.UTF_8), err.toString(StandardCharsets.UTF_8));
   }
 
   @ParameterizedTest

@@ -16,7 +16,10 @@ class MainTest {
   final ByteArrayOutputStream err = new ByteArrayOutputStream();
 
   int run(String... args) {
-    return Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8), new PrintStream(err, true, StandardCharsets.UTF_8));
+    return Main.execute(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
+        new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
   String out() {
@@ -31,7 +34,8 @@ class MainTest {
   void disabledAgentExitsZeroBeforeTouchingAnyCredentialOrPath() throws Exception {
     // Every path named here is missing or unreadable: a disabled agent must not look at them.
     Path config = dir.resolve("agent.toml");
-    Files.writeString(config, "enabled = false\n[credentials]\ncertificate = \"/nonexistent/client.crt\"\n");
+    Files.writeString(
+        config, "enabled = false\n[credentials]\ncertificate = \"/nonexistent/client.crt\"\n");
     assertThat(run("run", "--profile", "edge", "--config", config.toString())).isEqualTo(0);
     assertThat(out()).contains("disabled");
     assertThat(dir.resolve("journal")).doesNotExist();

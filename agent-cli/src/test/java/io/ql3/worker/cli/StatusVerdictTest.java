@@ -11,12 +11,15 @@ class StatusVerdictTest {
   static final Instant T = Instant.parse("2026-12-02T01:00:00Z");
 
   private static Map<String, Object> file(Instant at, String phase, String session) {
-    return Map.of("updatedAt", at.toString(), "pid", 4242L, "phase", phase, "sessionState", session);
+    return Map.of(
+        "updatedAt", at.toString(), "pid", 4242L, "phase", phase, "sessionState", session);
   }
 
   @Test
   void freshFileOfALiveProcessIsRunningAndReadyOnceActive() {
-    StatusVerdict v = StatusVerdict.of(file(T, "running", "active"), T.plusSeconds(2), Duration.ofSeconds(1), p -> true);
+    StatusVerdict v =
+        StatusVerdict.of(
+            file(T, "running", "active"), T.plusSeconds(2), Duration.ofSeconds(1), p -> true);
     assertThat(v.liveness()).isEqualTo(StatusVerdict.Liveness.RUNNING);
     assertThat(v.ready(file(T, "running", "active"))).isTrue();
     assertThat(v.ready(file(T, "running", "registering"))).isFalse();
@@ -25,14 +28,28 @@ class StatusVerdictTest {
   @Test
   void olderThanThreeCadencesIsStale() {
     // edge: 1 s cadence, 3 s limit
-    assertThat(StatusVerdict.of(file(T, "running", "active"), T.plusMillis(3000), Duration.ofSeconds(1), p -> true)
-        .liveness()).isEqualTo(StatusVerdict.Liveness.RUNNING);
-    StatusVerdict v = StatusVerdict.of(file(T, "running", "active"), T.plusMillis(3001), Duration.ofSeconds(1), p -> true);
+    assertThat(
+            StatusVerdict.of(
+                    file(T, "running", "active"),
+                    T.plusMillis(3000),
+                    Duration.ofSeconds(1),
+                    p -> true)
+                .liveness())
+        .isEqualTo(StatusVerdict.Liveness.RUNNING);
+    StatusVerdict v =
+        StatusVerdict.of(
+            file(T, "running", "active"), T.plusMillis(3001), Duration.ofSeconds(1), p -> true);
     assertThat(v.liveness()).isEqualTo(StatusVerdict.Liveness.STALE);
     assertThat(v.why()).contains("cadence is stuck");
     // a 5 s cadence allows 15 s
-    assertThat(StatusVerdict.of(file(T, "running", "active"), T.plusSeconds(14), Duration.ofSeconds(5), p -> true)
-        .liveness()).isEqualTo(StatusVerdict.Liveness.RUNNING);
+    assertThat(
+            StatusVerdict.of(
+                    file(T, "running", "active"),
+                    T.plusSeconds(14),
+                    Duration.ofSeconds(5),
+                    p -> true)
+                .liveness())
+        .isEqualTo(StatusVerdict.Liveness.RUNNING);
   }
 
   @Test
@@ -43,9 +60,13 @@ class StatusVerdictTest {
 
   @Test
   void aDeadWriterIsGoneAndAStoppedOneSaysSo() {
-    assertThat(StatusVerdict.of(file(T, "running", "active"), T, Duration.ofSeconds(1), p -> false).liveness())
+    assertThat(
+            StatusVerdict.of(file(T, "running", "active"), T, Duration.ofSeconds(1), p -> false)
+                .liveness())
         .isEqualTo(StatusVerdict.Liveness.GONE);
-    assertThat(StatusVerdict.of(file(T, "stopped", "offline"), T, Duration.ofSeconds(1), p -> false).liveness())
+    assertThat(
+            StatusVerdict.of(file(T, "stopped", "offline"), T, Duration.ofSeconds(1), p -> false)
+                .liveness())
         .isEqualTo(StatusVerdict.Liveness.STOPPED);
   }
 }

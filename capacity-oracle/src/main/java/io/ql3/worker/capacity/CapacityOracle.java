@@ -7,68 +7,68 @@ import io.ql3.worker.journal.SessionStatus;
 import java.util.Objects;
 
 /**
- * The only source of the capacity the agent publishes:
- * {@code availableSlots = maxConcurrentRuns − runs held in the journal − slots reserved by open
- * pulls}, clamped to {@code 0..maxConcurrentRuns}, and exactly 0 unless the lifecycle is ACTIVE
- * (or REGISTERING), the journal is usable with a matching session, and the journal's file system
- * has at least the configured floor of free space.
+ * The only source of the capacity the agent publishes: {@code availableSlots = maxConcurrentRuns −
+ * runs held in the journal − slots reserved by open pulls}, clamped to {@code
+ * 0..maxConcurrentRuns}, and exactly 0 unless the lifecycle is ACTIVE (or REGISTERING), the journal
+ * is usable with a matching session, and the journal's file system has at least the configured
+ * floor of free space.
  */
 public final class CapacityOracle {
-    private final CapacityLimits limits;
-    private final JournalView journal;
+  private final CapacityLimits limits;
+  private final JournalView journal;
 
-    public CapacityOracle(CapacityLimits limits, Journal journal) {
-        this(limits, JournalView.of(journal));
-    }
+  public CapacityOracle(CapacityLimits limits, Journal journal) {
+    this(limits, JournalView.of(journal));
+  }
 
-    public CapacityOracle(CapacityLimits limits, JournalView journal) {
-        this.limits = Objects.requireNonNull(limits, "limits");
-        this.journal = Objects.requireNonNull(journal, "journal");
-    }
+  public CapacityOracle(CapacityLimits limits, JournalView journal) {
+    this.limits = Objects.requireNonNull(limits, "limits");
+    this.journal = Objects.requireNonNull(journal, "journal");
+  }
 
-    public CapacityLimits limits() {
-        return limits;
-    }
+  public CapacityLimits limits() {
+    return limits;
+  }
 
-    /** The capacity to publish in the given lifecycle phase. */
-    public Capacity compute(LifecyclePhase phase) {
-        Objects.requireNonNull(phase, "phase");
-        int max = limits.maxConcurrentRuns();
-        if (phase == LifecyclePhase.RECOVERY_REQUIRED) {
-            return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
-        }
-        if (phase != LifecyclePhase.ACTIVE && phase != LifecyclePhase.REGISTERING) {
-            return zero(Capacity.Limit.LIFECYCLE);
-        }
-        Journal.Status status = journal.status();
-        if (status == Journal.Status.RECOVERY_REQUIRED) {
-            return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
-        }
-        if (status != Journal.Status.OPEN) {
-            return zero(Capacity.Limit.JOURNAL_UNUSABLE);
-        }
-        JournalFacts facts;
-        try {
-            facts = journal.facts();
-        } catch (JournalException e) {
-            return zero(Capacity.Limit.JOURNAL_UNUSABLE);
-        }
-        if (facts.recoveryRequired().isPresent()) {
-            return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
-        }
-        if (phase == LifecyclePhase.ACTIVE && (facts.session().isEmpty()
-                || facts.session().get().status() != SessionStatus.ACTIVE)) {
-            return zero(Capacity.Limit.SESSION_NOT_ACTIVE);
-        }
-        if (journal.usableSpaceBytes() < limits.freeSpaceFloorBytes()) {
-            return zero(Capacity.Limit.DISK_SPACE);
-        }
-        long free = (long) max - facts.heldRuns() - facts.reservedSlots();
-        int slots = (int) Math.max(0, Math.min(max, free));
-        return new Capacity(slots, max, Capacity.Limit.HELD_AND_RESERVED);
+  /** The capacity to publish in the given lifecycle phase. */
+  public Capacity compute(LifecyclePhase phase) {
+    Objects.requireNonNull(phase, "phase");
+    int max = limits.maxConcurrentRuns();
+    if (phase == LifecyclePhase.RECOVERY_REQUIRED) {
+      return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
     }
+    if (phase != LifecyclePhase.ACTIVE && phase != LifecyclePhase.REGISTERING) {
+      return zero(Capacity.Limit.LIFECYCLE);
+    }
+    Journal.Status status = journal.status();
+    if (status == Journal.Status.RECOVERY_REQUIRED) {
+      return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
+    }
+    if (status != Journal.Status.OPEN) {
+      return zero(Capacity.Limit.JOURNAL_UNUSABLE);
+    }
+    JournalFacts facts;
+    try {
+      facts = journal.facts();
+    } catch (JournalException e) {
+      return zero(Capacity.Limit.JOURNAL_UNUSABLE);
+    }
+    if (facts.recoveryRequired().isPresent()) {
+      return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
+    }
+    if (phase == LifecyclePhase.ACTIVE
+        && (facts.session().isEmpty() || facts.session().get().status() != SessionStatus.ACTIVE)) {
+      return zero(Capacity.Limit.SESSION_NOT_ACTIVE);
+    }
+    if (journal.usableSpaceBytes() < limits.freeSpaceFloorBytes()) {
+      return zero(Capacity.Limit.DISK_SPACE);
+    }
+    long free = (long) max - facts.heldRuns() - facts.reservedSlots();
+    int slots = (int) Math.max(0, Math.min(max, free));
+    return new Capacity(slots, max, Capacity.Limit.HELD_AND_RESERVED);
+  }
 
-    private Capacity zero(Capacity.Limit why) {
-        return new Capacity(0, limits.maxConcurrentRuns(), why);
-    }
+  private Capacity zero(Capacity.Limit why) {
+    return new Capacity(0, limits.maxConcurrentRuns(), why);
+  }
 }

@@ -2,39 +2,38 @@ package io.ql3.worker.journal;
 
 /** Argument checks shared by the record types; every failure is an IllegalArgumentException. */
 final class Checks {
-    private Checks() {
-    }
+  private Checks() {}
 
-    static String id(String name, String value, int maxChars) {
-        if (value == null || value.isEmpty()) {
-            throw new IllegalArgumentException(name + " must not be empty");
-        }
-        if (value.length() > maxChars) {
-            throw new IllegalArgumentException(name + " longer than " + maxChars + " characters");
-        }
-        for (int i = 0; i < value.length(); i++) {
-            char c = value.charAt(i);
-            if (c < 0x20 || c > 0x7e) {
-                throw new IllegalArgumentException(name + " must be printable ASCII");
-            }
-        }
-        return value;
+  static String id(String name, String value, int maxChars) {
+    if (value == null || value.isEmpty()) {
+      throw new IllegalArgumentException(name + " must not be empty");
     }
+    if (value.length() > maxChars) {
+      throw new IllegalArgumentException(name + " longer than " + maxChars + " characters");
+    }
+    for (int i = 0; i < value.length(); i++) {
+      char c = value.charAt(i);
+      if (c < 0x20 || c > 0x7e) {
+        throw new IllegalArgumentException(name + " must be printable ASCII");
+      }
+    }
+    return value;
+  }
 
-    static long positive(String name, long value) {
-        if (value < 1) {
-            throw new IllegalArgumentException(name + " must be >= 1: " + value);
-        }
-        return value;
+  static long positive(String name, long value) {
+    if (value < 1) {
+      throw new IllegalArgumentException(name + " must be >= 1: " + value);
     }
+    return value;
+  }
 
-    static String text(String name, String value, int maxChars) {
-        if (value == null) {
-            throw new IllegalArgumentException(name + " must not be null");
-        }
-        if (value.codePointCount(0, value.length()) > maxChars) {
-            throw new IllegalArgumentException(name + " longer than " + maxChars + " characters");
-        }
-        return value;
+  static String text(String name, String value, int maxChars) {
+    if (value == null) {
+      throw new IllegalArgumentException(name + " must not be null");
     }
+    if (value.codePointCount(0, value.length()) > maxChars) {
+      throw new IllegalArgumentException(name + " longer than " + maxChars + " characters");
+    }
+    return value;
+  }
 }

@@ -11,21 +11,24 @@ import java.util.regex.Pattern;
  * JournalContractParityTest} pins equal to the contract's.
  */
 public record Failure(FailureCategory category, String code, String message) {
-    /** Equal to the contract's {@code Failure.CODE_PATTERN}. */
-    public static final String CODE_PATTERN = "^[a-z][a-z0-9_]{0,63}$";
-    /** Equal to the contract's {@code Failure.MAX_MESSAGE_CHARS}. */
-    public static final int MAX_MESSAGE_CHARS = 1024;
-    private static final Pattern CODE = Pattern.compile(CODE_PATTERN);
+  /** Equal to the contract's {@code Failure.CODE_PATTERN}. */
+  public static final String CODE_PATTERN = "^[a-z][a-z0-9_]{0,63}$";
 
-    public Failure {
-        Objects.requireNonNull(category, "category");
-        Objects.requireNonNull(code, "code");
-        Objects.requireNonNull(message, "message");
-        if (!CODE.matcher(code).matches()) {
-            throw new IllegalArgumentException("failure code must match " + CODE + ": " + code);
-        }
-        if (message.codePointCount(0, message.length()) > MAX_MESSAGE_CHARS) {
-            throw new IllegalArgumentException("failure message over " + MAX_MESSAGE_CHARS + " characters");
-        }
+  /** Equal to the contract's {@code Failure.MAX_MESSAGE_CHARS}. */
+  public static final int MAX_MESSAGE_CHARS = 1024;
+
+  private static final Pattern CODE = Pattern.compile(CODE_PATTERN);
+
+  public Failure {
+    Objects.requireNonNull(category, "category");
+    Objects.requireNonNull(code, "code");
+    Objects.requireNonNull(message, "message");
+    if (!CODE.matcher(code).matches()) {
+      throw new IllegalArgumentException("failure code must match " + CODE + ": " + code);
     }
+    if (message.codePointCount(0, message.length()) > MAX_MESSAGE_CHARS) {
+      throw new IllegalArgumentException(
+          "failure message over " + MAX_MESSAGE_CHARS + " characters");
+    }
+  }
 }

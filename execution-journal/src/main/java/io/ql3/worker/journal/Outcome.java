@@ -9,19 +9,19 @@ package io.ql3.worker.journal;
  * fails when they differ.
  */
 public enum Outcome implements DiskCode {
-    SUCCEEDED(0),
-    FAILED(1),
-    CANCELLED(2),
-    UNCERTAIN(3);
+  SUCCEEDED(0),
+  FAILED(1),
+  CANCELLED(2),
+  UNCERTAIN(3);
 
-    private final byte code;
+  private final byte code;
 
-    Outcome(int code) {
-        this.code = (byte) code;
-    }
+  Outcome(int code) {
+    this.code = (byte) code;
+  }
 
-    @Override
-    public byte code() {
-        return code;
-    }
+  @Override
+  public byte code() {
+    return code;
+  }
 }

@@ -6,17 +6,22 @@ import java.util.Optional;
 /**
  * What one open did to get the journal usable.
  *
- * @param recordsReplayed  log records replayed after the snapshot
- * @param snapshotSeq      sequence covered by the snapshot used (0 when none)
- * @param truncatedBytes   bytes of torn tail discarded (zeroed)
- * @param removedFiles     leftover files removed (temp files, torn segments, compacted-away files)
+ * @param recordsReplayed log records replayed after the snapshot
+ * @param snapshotSeq sequence covered by the snapshot used (0 when none)
+ * @param truncatedBytes bytes of torn tail discarded (zeroed)
+ * @param removedFiles leftover files removed (temp files, torn segments, compacted-away files)
  * @param declaredUncertain runs that were started with no result: recorded as UNCERTAIN by this
- *                          open. A later open never reports them again.
+ *     open. A later open never reports them again.
  */
-public record RecoveryReport(long recordsReplayed, long snapshotSeq, long truncatedBytes,
-        List<String> removedFiles, List<RunFact> declaredUncertain, Optional<RecoveryRequired> recoveryRequired) {
-    public RecoveryReport {
-        removedFiles = List.copyOf(removedFiles);
-        declaredUncertain = List.copyOf(declaredUncertain);
-    }
+public record RecoveryReport(
+    long recordsReplayed,
+    long snapshotSeq,
+    long truncatedBytes,
+    List<String> removedFiles,
+    List<RunFact> declaredUncertain,
+    Optional<RecoveryRequired> recoveryRequired) {
+  public RecoveryReport {
+    removedFiles = List.copyOf(removedFiles);
+    declaredUncertain = List.copyOf(declaredUncertain);
+  }
 }

@@ -7,76 +7,76 @@ import java.util.regex.Pattern;
 
 /** Names of the journal's files and the two ways they come into existence durably. */
 final class SegmentFiles {
-    static final String TMP_SUFFIX = ".tmp";
-    private static final java.security.SecureRandom TMP_NAMES = new java.security.SecureRandom();
+  static final String TMP_SUFFIX = ".tmp";
+  private static final java.security.SecureRandom TMP_NAMES = new java.security.SecureRandom();
 
-    /**
-     * A temporary name for {@code name}: unpredictable, so nothing can be planted at it, and
-     * ending in {@link #TMP_SUFFIX}, so recovery removes it after a crash.
-     */
-    static String tempName(String name) {
-        return name + "." + Long.toHexString(TMP_NAMES.nextLong()) + TMP_SUFFIX;
-    }
-    private static final Pattern LOG = Pattern.compile("seg-(\\d{20})\\.log");
-    private static final Pattern SNAPSHOT = Pattern.compile("snap-(\\d{20})\\.snap");
-    private static final int ZERO_CHUNK = 64 * 1024;
+  /**
+   * A temporary name for {@code name}: unpredictable, so nothing can be planted at it, and ending
+   * in {@link #TMP_SUFFIX}, so recovery removes it after a crash.
+   */
+  static String tempName(String name) {
+    return name + "." + Long.toHexString(TMP_NAMES.nextLong()) + TMP_SUFFIX;
+  }
 
-    private SegmentFiles() {
-    }
+  private static final Pattern LOG = Pattern.compile("seg-(\\d{20})\\.log");
+  private static final Pattern SNAPSHOT = Pattern.compile("snap-(\\d{20})\\.snap");
+  private static final int ZERO_CHUNK = 64 * 1024;
 
-    static String logName(long baseSeq) {
-        return String.format("seg-%020d.log", baseSeq);
-    }
+  private SegmentFiles() {}
 
-    static String snapshotName(long seq) {
-        return String.format("snap-%020d.snap", seq);
-    }
+  static String logName(long baseSeq) {
+    return String.format("seg-%020d.log", baseSeq);
+  }
 
-    /** Base sequence from a log segment name, or -1 when not one. */
-    static long logBase(String name) {
-        Matcher m = LOG.matcher(name);
-        return m.matches() ? Long.parseLong(m.group(1)) : -1;
-    }
+  static String snapshotName(long seq) {
+    return String.format("snap-%020d.snap", seq);
+  }
 
-    /** Covered sequence from a snapshot name, or -1 when not one. */
-    static long snapshotSeq(String name) {
-        Matcher m = SNAPSHOT.matcher(name);
-        return m.matches() ? Long.parseLong(m.group(1)) : -1;
-    }
+  /** Base sequence from a log segment name, or -1 when not one. */
+  static long logBase(String name) {
+    Matcher m = LOG.matcher(name);
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+  }
 
-    /**
-     * Creates a log segment of {@code size} bytes: zero-filled (not sparse, so appends never grow
-     * the file and the end of data reads as zeros), header written, forced, renamed into place,
-     * directory forced. A crash leaves either no segment or a complete one (plus a temp file).
-     */
-    static Storage.StorageFile createLog(Storage st, String name, int size, SegmentHeader header)
-            throws IOException {
-        String tmp = tempName(name);
-        try (Storage.StorageFile f = st.open(tmp, true)) {
-            ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_CHUNK);
-            for (long pos = 0; pos < size; pos += ZERO_CHUNK) {
-                zeros.clear().limit((int) Math.min(ZERO_CHUNK, size - pos));
-                f.write(zeros, pos);
-            }
-            f.write(header.encode(), 0);
-            f.force(true);
-        }
-        st.rename(tmp, name);
-        st.syncDirectory();
-        return st.open(name, false);
-    }
+  /** Covered sequence from a snapshot name, or -1 when not one. */
+  static long snapshotSeq(String name) {
+    Matcher m = SNAPSHOT.matcher(name);
+    return m.matches() ? Long.parseLong(m.group(1)) : -1;
+  }
 
-    /** Reads a whole file into a heap buffer (position 0, limit = size). */
-    static ByteBuffer readAll(Storage st, String name) throws IOException {
-        try (Storage.StorageFile f = st.open(name, false)) {
-            long size = f.size();
-            if (size > Integer.MAX_VALUE - 16) {
-                throw new IOException(name + " is too large: " + size);
-            }
-            ByteBuffer b = ByteBuffer.allocate((int) size);
-            f.read(b, 0);
-            b.flip();
-            return b;
-        }
+  /**
+   * Creates a log segment of {@code size} bytes: zero-filled (not sparse, so appends never grow the
+   * file and the end of data reads as zeros), header written, forced, renamed into place, directory
+   * forced. A crash leaves either no segment or a complete one (plus a temp file).
+   */
+  static Storage.StorageFile createLog(Storage st, String name, int size, SegmentHeader header)
+      throws IOException {
+    String tmp = tempName(name);
+    try (Storage.StorageFile f = st.open(tmp, true)) {
+      ByteBuffer zeros = ByteBuffer.allocateDirect(ZERO_CHUNK);
+      for (long pos = 0; pos < size; pos += ZERO_CHUNK) {
+        zeros.clear().limit((int) Math.min(ZERO_CHUNK, size - pos));
+        f.write(zeros, pos);
+      }
+      f.write(header.encode(), 0);
+      f.force(true);
     }
+    st.rename(tmp, name);
+    st.syncDirectory();
+    return st.open(name, false);
+  }
+
+  /** Reads a whole file into a heap buffer (position 0, limit = size). */
+  static ByteBuffer readAll(Storage st, String name) throws IOException {
+    try (Storage.StorageFile f = st.open(name, false)) {
+      long size = f.size();
+      if (size > Integer.MAX_VALUE - 16) {
+        throw new IOException(name + " is too large: " + size);
+      }
+      ByteBuffer b = ByteBuffer.allocate((int) size);
+      f.read(b, 0);
+      b.flip();
+      return b;
+    }
+  }
 }

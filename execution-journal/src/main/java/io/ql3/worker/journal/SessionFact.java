@@ -1,5 +1,4 @@
 package io.ql3.worker.journal;
 
 /** The last session recorded in the journal. */
-public record SessionFact(String sessionId, long generation, SessionStatus status) {
-}
+public record SessionFact(String sessionId, long generation, SessionStatus status) {}

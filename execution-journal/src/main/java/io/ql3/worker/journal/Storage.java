@@ -12,33 +12,33 @@ import java.util.List;
  */
 interface Storage {
 
-    /** Names of the regular files in the directory. */
-    List<String> list() throws IOException;
+  /** Names of the regular files in the directory. */
+  List<String> list() throws IOException;
 
-    /** Opens an existing file for reading and writing, or creates it when {@code create}. */
-    StorageFile open(String name, boolean create) throws IOException;
+  /** Opens an existing file for reading and writing, or creates it when {@code create}. */
+  StorageFile open(String name, boolean create) throws IOException;
 
-    /** Atomically renames, replacing the target. Not durable until {@link #syncDirectory()}. */
-    void rename(String from, String to) throws IOException;
+  /** Atomically renames, replacing the target. Not durable until {@link #syncDirectory()}. */
+  void rename(String from, String to) throws IOException;
 
-    void delete(String name) throws IOException;
+  void delete(String name) throws IOException;
 
-    /** Makes creations, renames and deletions durable (fsync of the directory). */
-    void syncDirectory() throws IOException;
+  /** Makes creations, renames and deletions durable (fsync of the directory). */
+  void syncDirectory() throws IOException;
 
-    /** Bytes still usable on the file system holding the directory. */
-    long usableSpace() throws IOException;
+  /** Bytes still usable on the file system holding the directory. */
+  long usableSpace() throws IOException;
 
-    interface StorageFile extends Closeable {
-        /** Reads up to dst.remaining() bytes at pos; returns bytes read or -1 at end. */
-        int read(ByteBuffer dst, long pos) throws IOException;
+  interface StorageFile extends Closeable {
+    /** Reads up to dst.remaining() bytes at pos; returns bytes read or -1 at end. */
+    int read(ByteBuffer dst, long pos) throws IOException;
 
-        /** Writes all of src at pos. */
-        void write(ByteBuffer src, long pos) throws IOException;
+    /** Writes all of src at pos. */
+    void write(ByteBuffer src, long pos) throws IOException;
 
-        /** Forces written data to the device; {@code metadata} also forces size/metadata. */
-        void force(boolean metadata) throws IOException;
+    /** Forces written data to the device; {@code metadata} also forces size/metadata. */
+    void force(boolean metadata) throws IOException;
 
-        long size() throws IOException;
-    }
+    long size() throws IOException;
+  }
 }

@@ -14,90 +14,90 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** Injected write/force errors and a full disk: no acknowledgement, no retry, unusable. */
 class FaultTest {
-    @TempDir
-    Path dir;
+  @TempDir Path dir;
 
-    private void assertFailedWithoutRetry(Journal j, FaultyStorage st, Runnable inject) {
-        j.append(session());
-        inject.run();
-        int writes = st.writes.get();
-        int forces = st.forces.get();
-        List<CompletableFuture<Long>> pending = new ArrayList<>();
-        int refusedAtOnce = 0;
-        for (int i = 0; i < 20; i++) {
-            try {
-                pending.add(j.appendAsync(new PullReserved("p" + i, 1)));
-            } catch (JournalFailedException e) {
-                refusedAtOnce++;
-            }
-        }
-        assertThat(pending).isNotEmpty();
-        for (CompletableFuture<Long> f : pending) {
-            assertThatThrownBy(f::join).hasCauseInstanceOf(JournalFailedException.class);
-        }
-        assertThat(pending.size() + refusedAtOnce).isEqualTo(20);
-        assertThat(j.status()).isEqualTo(Journal.Status.FAILED);
-        assertThatThrownBy(() -> j.append(offer("x"))).isInstanceOf(JournalFailedException.class);
-        assertThatThrownBy(j::facts).isInstanceOf(JournalFailedException.class);
-        // Exactly one failed attempt: nothing was retried afterwards.
-        assertThat(st.writes.get() - writes + st.forces.get() - forces).isLessThanOrEqualTo(2);
-        j.close();
+  private void assertFailedWithoutRetry(Journal j, FaultyStorage st, Runnable inject) {
+    j.append(session());
+    inject.run();
+    int writes = st.writes.get();
+    int forces = st.forces.get();
+    List<CompletableFuture<Long>> pending = new ArrayList<>();
+    int refusedAtOnce = 0;
+    for (int i = 0; i < 20; i++) {
+      try {
+        pending.add(j.appendAsync(new PullReserved("p" + i, 1)));
+      } catch (JournalFailedException e) {
+        refusedAtOnce++;
+      }
     }
+    assertThat(pending).isNotEmpty();
+    for (CompletableFuture<Long> f : pending) {
+      assertThatThrownBy(f::join).hasCauseInstanceOf(JournalFailedException.class);
+    }
+    assertThat(pending.size() + refusedAtOnce).isEqualTo(20);
+    assertThat(j.status()).isEqualTo(Journal.Status.FAILED);
+    assertThatThrownBy(() -> j.append(offer("x"))).isInstanceOf(JournalFailedException.class);
+    assertThatThrownBy(j::facts).isInstanceOf(JournalFailedException.class);
+    // Exactly one failed attempt: nothing was retried afterwards.
+    assertThat(st.writes.get() - writes + st.forces.get() - forces).isLessThanOrEqualTo(2);
+    j.close();
+  }
 
-    @Test
-    void forceErrorFailsPendingAppendsAndIsNeverRetried() {
-        FaultyStorage st = new FaultyStorage(new FileStorage(dir));
-        Journal j = Journal.open(config(dir), st, p -> { });
-        assertFailedWithoutRetry(j, st, () -> st.failForce = true);
-        int forces = st.forces.get();
-        assertThat(st.forces.get()).isEqualTo(forces);
-        // A new open (new process in real life) recovers from what is on disk.
-        try (Journal again = Journal.open(config(dir))) {
-            assertThat(again.status()).isEqualTo(Journal.Status.OPEN);
-            assertThat(again.facts().session()).isPresent();
-        }
+  @Test
+  void forceErrorFailsPendingAppendsAndIsNeverRetried() {
+    FaultyStorage st = new FaultyStorage(new FileStorage(dir));
+    Journal j = Journal.open(config(dir), st, p -> {});
+    assertFailedWithoutRetry(j, st, () -> st.failForce = true);
+    int forces = st.forces.get();
+    assertThat(st.forces.get()).isEqualTo(forces);
+    // A new open (new process in real life) recovers from what is on disk.
+    try (Journal again = Journal.open(config(dir))) {
+      assertThat(again.status()).isEqualTo(Journal.Status.OPEN);
+      assertThat(again.facts().session()).isPresent();
     }
+  }
 
-    @Test
-    void writeErrorFailsPendingAppends() {
-        FaultyStorage st = new FaultyStorage(new FileStorage(dir));
-        Journal j = Journal.open(config(dir), st, p -> { });
-        assertFailedWithoutRetry(j, st, () -> st.failWrite = true);
-    }
+  @Test
+  void writeErrorFailsPendingAppends() {
+    FaultyStorage st = new FaultyStorage(new FileStorage(dir));
+    Journal j = Journal.open(config(dir), st, p -> {});
+    assertFailedWithoutRetry(j, st, () -> st.failWrite = true);
+  }
 
-    @Test
-    void fullDiskWhenANewSegmentIsNeeded() {
-        FaultyStorage st = new FaultyStorage(new FileStorage(dir));
-        Journal j = Journal.open(config(dir), st, p -> { });
-        j.append(session());
-        // Appends never grow a preallocated segment: they go on until a new segment is needed.
-        st.diskFull = true;
-        List<CompletableFuture<Long>> futures = new ArrayList<>();
-        try {
-            for (int i = 0; i < 20_000; i++) {
-                futures.add(j.appendAsync(new PullReserved("fill-" + i, 1)));
-            }
-        } catch (JournalFailedException e) {
-            // refused at once after the failure
-        }
-        long maxAcked = 0;
-        Throwable failure = null;
-        for (CompletableFuture<Long> f : futures) {
-            try {
-                maxAcked = Math.max(maxAcked, f.join());
-            } catch (java.util.concurrent.CompletionException e) {
-                failure = e.getCause();
-            }
-        }
-        assertThat(maxAcked).isGreaterThan(1000);
-        assertThat(failure).isInstanceOf(JournalFailedException.class)
-                .hasStackTraceContaining("No space left on device");
-        long seq = maxAcked;
-        assertThat(j.status()).isEqualTo(Journal.Status.FAILED);
-        assertThat(j.usableSpace()).isZero();
-        j.close();
-        try (Journal again = Journal.open(config(dir))) {
-            assertThat(again.facts().lastSeq()).isGreaterThanOrEqualTo(seq);
-        }
+  @Test
+  void fullDiskWhenANewSegmentIsNeeded() {
+    FaultyStorage st = new FaultyStorage(new FileStorage(dir));
+    Journal j = Journal.open(config(dir), st, p -> {});
+    j.append(session());
+    // Appends never grow a preallocated segment: they go on until a new segment is needed.
+    st.diskFull = true;
+    List<CompletableFuture<Long>> futures = new ArrayList<>();
+    try {
+      for (int i = 0; i < 20_000; i++) {
+        futures.add(j.appendAsync(new PullReserved("fill-" + i, 1)));
+      }
+    } catch (JournalFailedException e) {
+      // refused at once after the failure
     }
+    long maxAcked = 0;
+    Throwable failure = null;
+    for (CompletableFuture<Long> f : futures) {
+      try {
+        maxAcked = Math.max(maxAcked, f.join());
+      } catch (java.util.concurrent.CompletionException e) {
+        failure = e.getCause();
+      }
+    }
+    assertThat(maxAcked).isGreaterThan(1000);
+    assertThat(failure)
+        .isInstanceOf(JournalFailedException.class)
+        .hasStackTraceContaining("No space left on device");
+    long seq = maxAcked;
+    assertThat(j.status()).isEqualTo(Journal.Status.FAILED);
+    assertThat(j.usableSpace()).isZero();
+    j.close();
+    try (Journal again = Journal.open(config(dir))) {
+      assertThat(again.facts().lastSeq()).isGreaterThanOrEqualTo(seq);
+    }
+  }
 }

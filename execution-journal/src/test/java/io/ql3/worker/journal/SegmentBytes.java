@@ -7,20 +7,19 @@ import java.util.zip.CRC32C;
 
 /** Test helper: the frames of a log segment's bytes. */
 final class SegmentBytes {
-    private SegmentBytes() {
-    }
+  private SegmentBytes() {}
 
-    static List<Frame> frames(byte[] file) {
-        ByteBuffer b = ByteBuffer.wrap(file);
-        SegmentHeader h = SegmentHeader.parse(b);
-        List<Frame> out = new ArrayList<>();
-        CRC32C crc = new CRC32C();
-        int pos = SegmentHeader.SIZE;
-        Frame f;
-        while ((f = Frame.read(b, crc, h.salt(), pos, file.length)) != null) {
-            out.add(f);
-            pos = f.end();
-        }
-        return out;
+  static List<Frame> frames(byte[] file) {
+    ByteBuffer b = ByteBuffer.wrap(file);
+    SegmentHeader h = SegmentHeader.parse(b);
+    List<Frame> out = new ArrayList<>();
+    CRC32C crc = new CRC32C();
+    int pos = SegmentHeader.SIZE;
+    Frame f;
+    while ((f = Frame.read(b, crc, h.salt(), pos, file.length)) != null) {
+      out.add(f);
+      pos = f.end();
     }
+    return out;
+  }
 }

@@ -15,165 +15,190 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * The incremental facts (the settled window kept as immutable snapshots with an index, see
- * {@link SettledWindow}) equal the facts rebuilt from the state's own maps after every record, and
- * every snapshot taken on the way, however stale, keeps its content and answers
- * {@link JournalFacts#recentCompletion} exactly like a scan of that content: including attempts
- * evicted and accepted again (the index then points past an old snapshot's range).
+ * The incremental facts (the settled window kept as immutable snapshots with an index, see {@link
+ * SettledWindow}) equal the facts rebuilt from the state's own maps after every record, and every
+ * snapshot taken on the way, however stale, keeps its content and answers {@link
+ * JournalFacts#recentCompletion} exactly like a scan of that content: including attempts evicted
+ * and accepted again (the index then points past an old snapshot's range).
  */
 class SettledWindowProperties {
 
-    @Property(tries = 100)
-    void incrementalFactsEqualRebuiltFacts(@ForAll @IntRange(min = 0, max = 12) int windowSize,
-            @ForAll @IntRange(min = 1, max = 24) int keys, @ForAll @IntRange(min = 1, max = 300) int steps,
-            @ForAll long seed) {
-        Random random = new Random(seed);
-        JournalState state = new JournalState(WORKER, windowSize);
-        long seq = 0;
-        state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
-        List<JournalFacts> snapshots = new ArrayList<>();
-        List<List<RunFact>> contents = new ArrayList<>();
-        List<RunKey> allKeys = new ArrayList<>();
-        for (int k = 0; k < keys; k++) {
-            allKeys.add(new RunKey("r" + k, 1 + k % 2));
-        }
-        for (int step = 0; step < steps; step++) {
-            RunKey key = allKeys.get(random.nextInt(keys));
-            JournalRecord next = nextRecord(state, key, random);
-            if (next != null) {
-                state.apply(next, ++seq);
-            }
-            JournalFacts facts = state.facts(null);
-            assertThat(facts.settled()).containsExactlyElementsOf(rebuiltSettled(state));
-            assertThat(facts.settled()).hasSizeLessThanOrEqualTo(windowSize);
-            if (random.nextInt(4) == 0) {
-                snapshots.add(facts);
-                contents.add(List.copyOf(facts.settled()));
-            }
-            // Every snapshot so far: same content, and lookups equal a scan of that content.
-            for (int i = 0; i < snapshots.size(); i++) {
-                JournalFacts s = snapshots.get(i);
-                assertThat(s.settled()).containsExactlyElementsOf(contents.get(i));
-                JournalFacts scanned = new JournalFacts(s.workerId(), s.lastSeq(), s.session(), s.accepted(),
-                        s.running(), s.pendingCompletions(), new ArrayList<>(contents.get(i)), s.openPulls(),
-                        s.recoveryRequired());
-                for (RunKey k : allKeys) {
-                    assertThat(s.recentCompletion(k.runId(), k.attempt()))
-                            .isEqualTo(scanned.recentCompletion(k.runId(), k.attempt()));
-                }
-                assertThat(s.recentCompletion("never", 1)).isEqualTo(Optional.empty());
-            }
-            if (snapshots.size() > 12) {
-                snapshots.remove(0);
-                contents.remove(0);
-            }
-        }
+  @Property(tries = 100)
+  void incrementalFactsEqualRebuiltFacts(
+      @ForAll @IntRange(min = 0, max = 12) int windowSize,
+      @ForAll @IntRange(min = 1, max = 24) int keys,
+      @ForAll @IntRange(min = 1, max = 300) int steps,
+      @ForAll long seed) {
+    Random random = new Random(seed);
+    JournalState state = new JournalState(WORKER, windowSize);
+    long seq = 0;
+    state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
+    List<JournalFacts> snapshots = new ArrayList<>();
+    List<List<RunFact>> contents = new ArrayList<>();
+    List<RunKey> allKeys = new ArrayList<>();
+    for (int k = 0; k < keys; k++) {
+      allKeys.add(new RunKey("r" + k, 1 + k % 2));
     }
+    for (int step = 0; step < steps; step++) {
+      RunKey key = allKeys.get(random.nextInt(keys));
+      JournalRecord next = nextRecord(state, key, random);
+      if (next != null) {
+        state.apply(next, ++seq);
+      }
+      JournalFacts facts = state.facts(null);
+      assertThat(facts.settled()).containsExactlyElementsOf(rebuiltSettled(state));
+      assertThat(facts.settled()).hasSizeLessThanOrEqualTo(windowSize);
+      if (random.nextInt(4) == 0) {
+        snapshots.add(facts);
+        contents.add(List.copyOf(facts.settled()));
+      }
+      // Every snapshot so far: same content, and lookups equal a scan of that content.
+      for (int i = 0; i < snapshots.size(); i++) {
+        JournalFacts s = snapshots.get(i);
+        assertThat(s.settled()).containsExactlyElementsOf(contents.get(i));
+        JournalFacts scanned =
+            new JournalFacts(
+                s.workerId(),
+                s.lastSeq(),
+                s.session(),
+                s.accepted(),
+                s.running(),
+                s.pendingCompletions(),
+                new ArrayList<>(contents.get(i)),
+                s.openPulls(),
+                s.recoveryRequired());
+        for (RunKey k : allKeys) {
+          assertThat(s.recentCompletion(k.runId(), k.attempt()))
+              .isEqualTo(scanned.recentCompletion(k.runId(), k.attempt()));
+        }
+        assertThat(s.recentCompletion("never", 1)).isEqualTo(Optional.empty());
+      }
+      if (snapshots.size() > 12) {
+        snapshots.remove(0);
+        contents.remove(0);
+      }
+    }
+  }
 
-    /** The settled facts in the window's order, from the state's maps (not from SettledWindow). */
-    private static List<RunFact> rebuiltSettled(JournalState state) {
-        List<RunFact> out = new ArrayList<>();
-        for (JournalState.Run r : state.allRuns()) {
-            if (r.phase == RunPhase.SETTLED) {
-                out.add(r.fact());
-            }
-        }
-        return out;
+  /** The settled facts in the window's order, from the state's maps (not from SettledWindow). */
+  private static List<RunFact> rebuiltSettled(JournalState state) {
+    List<RunFact> out = new ArrayList<>();
+    for (JournalState.Run r : state.allRuns()) {
+      if (r.phase == RunPhase.SETTLED) {
+        out.add(r.fact());
+      }
     }
+    return out;
+  }
 
-    /** A record allowed now for this attempt (its next phase, or a new acceptance), or null. */
-    private static JournalRecord nextRecord(JournalState state, RunKey key, Random random) {
-        Map<RunKey, JournalState.Run> live = state.liveView();
-        JournalState.Run run = live.get(key);
-        String id = key.runId();
-        long attempt = key.attempt();
-        if (run == null) {
-            for (JournalState.Run r : state.allRuns()) {
-                if (r.offer.runKey().equals(key)) {
-                    return null; // still in the window: never accepted twice
-                }
-            }
-            return new JournalRecord.OfferAccepted(id, attempt, SESSION, 1, "noop", "sha256:" + "ab".repeat(32),
-                    "idem-" + id, 60_000);
+  /** A record allowed now for this attempt (its next phase, or a new acceptance), or null. */
+  private static JournalRecord nextRecord(JournalState state, RunKey key, Random random) {
+    Map<RunKey, JournalState.Run> live = state.liveView();
+    JournalState.Run run = live.get(key);
+    String id = key.runId();
+    long attempt = key.attempt();
+    if (run == null) {
+      for (JournalState.Run r : state.allRuns()) {
+        if (r.offer.runKey().equals(key)) {
+          return null; // still in the window: never accepted twice
         }
-        return switch (run.phase) {
-            case ACCEPTED -> random.nextBoolean()
-                    ? new JournalRecord.RunStarted(id, attempt, 42, 1_700_000_000_000L)
-                    : new JournalRecord.ResultRecorded(id, attempt, result(random));
-            case STARTED -> new JournalRecord.ResultRecorded(id, attempt, result(random));
-            case RESULT_RECORDED -> switch (random.nextInt(4)) {
-                case 0 -> new JournalRecord.Superseded(id, attempt);
-                case 1 -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.DUPLICATE);
-                default -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED);
-            };
-            case SETTLED -> throw new IllegalStateException("settled run in the live set");
-        };
+      }
+      return new JournalRecord.OfferAccepted(
+          id, attempt, SESSION, 1, "noop", "sha256:" + "ab".repeat(32), "idem-" + id, 60_000);
     }
+    return switch (run.phase) {
+      case ACCEPTED ->
+          random.nextBoolean()
+              ? new JournalRecord.RunStarted(id, attempt, 42, 1_700_000_000_000L)
+              : new JournalRecord.ResultRecorded(id, attempt, result(random));
+      case STARTED -> new JournalRecord.ResultRecorded(id, attempt, result(random));
+      case RESULT_RECORDED ->
+          switch (random.nextInt(4)) {
+            case 0 -> new JournalRecord.Superseded(id, attempt);
+            case 1 -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.DUPLICATE);
+            default -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED);
+          };
+      case SETTLED -> throw new IllegalStateException("settled run in the live set");
+    };
+  }
 
-    private static RunResult result(Random random) {
-        return new RunResult(Outcome.SUCCEEDED, null, random.nextInt(100), 0, random.nextInt(1000), "out");
-    }
+  private static RunResult result(Random random) {
+    return new RunResult(
+        Outcome.SUCCEEDED, null, random.nextInt(100), 0, random.nextInt(1000), "out");
+  }
 
-    @Property(tries = 50)
-    void aLongRunKeepsTheWindowBoundedAndLookupsExact(@ForAll @IntRange(min = 1, max = 64) int windowSize,
-            @ForAll long seed) {
-        Random random = new Random(seed);
-        JournalState state = new JournalState(WORKER, windowSize);
-        long seq = 0;
-        state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
-        Map<RunKey, Boolean> expectedWindow = new LinkedHashMap<>();
-        for (int i = 0; i < 20 * windowSize + 50; i++) {
-            String id = "run-" + i;
-            state.apply(new JournalRecord.OfferAccepted(id, 1, SESSION, 1, "noop", "sha256:" + "cd".repeat(32),
-                    "k" + i, 1_000), ++seq);
-            state.apply(new JournalRecord.ResultRecorded(id, 1, result(random)), ++seq);
-            state.apply(new JournalRecord.CompletionAcknowledged(id, 1, Disposition.ACCEPTED), ++seq);
-            expectedWindow.put(new RunKey(id, 1), true);
-            while (expectedWindow.size() > windowSize) {
-                expectedWindow.remove(expectedWindow.keySet().iterator().next());
-            }
-            JournalFacts f = state.facts(null);
-            assertThat(f.settled()).extracting(RunFact::key).containsExactlyElementsOf(expectedWindow.keySet());
-            int probe = random.nextInt(i + 1);
-            RunKey k = new RunKey("run-" + probe, 1);
-            assertThat(f.recentCompletion(k.runId(), 1).isPresent()).isEqualTo(expectedWindow.containsKey(k));
-        }
+  @Property(tries = 50)
+  void aLongRunKeepsTheWindowBoundedAndLookupsExact(
+      @ForAll @IntRange(min = 1, max = 64) int windowSize, @ForAll long seed) {
+    Random random = new Random(seed);
+    JournalState state = new JournalState(WORKER, windowSize);
+    long seq = 0;
+    state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
+    Map<RunKey, Boolean> expectedWindow = new LinkedHashMap<>();
+    for (int i = 0; i < 20 * windowSize + 50; i++) {
+      String id = "run-" + i;
+      state.apply(
+          new JournalRecord.OfferAccepted(
+              id, 1, SESSION, 1, "noop", "sha256:" + "cd".repeat(32), "k" + i, 1_000),
+          ++seq);
+      state.apply(new JournalRecord.ResultRecorded(id, 1, result(random)), ++seq);
+      state.apply(new JournalRecord.CompletionAcknowledged(id, 1, Disposition.ACCEPTED), ++seq);
+      expectedWindow.put(new RunKey(id, 1), true);
+      while (expectedWindow.size() > windowSize) {
+        expectedWindow.remove(expectedWindow.keySet().iterator().next());
+      }
+      JournalFacts f = state.facts(null);
+      assertThat(f.settled())
+          .extracting(RunFact::key)
+          .containsExactlyElementsOf(expectedWindow.keySet());
+      int probe = random.nextInt(i + 1);
+      RunKey k = new RunKey("run-" + probe, 1);
+      assertThat(f.recentCompletion(k.runId(), 1).isPresent())
+          .isEqualTo(expectedWindow.containsKey(k));
     }
+  }
 
-    /** Windows larger than the index's trail: snapshots more than TRAIL evictions old scan, and agree. */
-    @Property(tries = 20)
-    void staleSnapshotsOfALargeWindowStayExact(@ForAll @IntRange(min = 65, max = 200) int windowSize,
-            @ForAll long seed) {
-        Random random = new Random(seed);
-        JournalState state = new JournalState(WORKER, windowSize);
-        long seq = 0;
-        state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
-        List<JournalFacts> snapshots = new ArrayList<>();
-        List<List<RunFact>> contents = new ArrayList<>();
-        int runs = 4 * windowSize + 3 * SettledWindow.TRAIL;
-        for (int i = 0; i < runs; i++) {
-            String id = "run-" + (i % (2 * windowSize)); // attempts come back once evicted
-            long attempt = 1 + (i / (2 * windowSize));
-            state.apply(new JournalRecord.OfferAccepted(id, attempt, SESSION, 1, "noop", "sha256:" + "ef".repeat(32),
-                    "k" + i, 1_000), ++seq);
-            state.apply(new JournalRecord.ResultRecorded(id, attempt, result(random)), ++seq);
-            state.apply(new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED), ++seq);
-            if (i % 37 == 0) {
-                JournalFacts f = state.facts(null);
-                snapshots.add(f);
-                contents.add(List.copyOf(f.settled()));
-            }
-        }
-        for (int s = 0; s < snapshots.size(); s++) {
-            JournalFacts snap = snapshots.get(s);
-            assertThat(snap.settled()).containsExactlyElementsOf(contents.get(s));
-            for (int probe = 0; probe < 40; probe++) {
-                String id = "run-" + random.nextInt(2 * windowSize);
-                long attempt = 1 + random.nextInt(3);
-                Optional<RunFact> expected = contents.get(s).stream()
-                        .filter(f -> f.key().equals(new RunKey(id, attempt))).findFirst();
-                assertThat(snap.recentCompletion(id, attempt)).isEqualTo(expected);
-            }
-        }
+  /**
+   * Windows larger than the index's trail: snapshots more than TRAIL evictions old scan, and agree.
+   */
+  @Property(tries = 20)
+  void staleSnapshotsOfALargeWindowStayExact(
+      @ForAll @IntRange(min = 65, max = 200) int windowSize, @ForAll long seed) {
+    Random random = new Random(seed);
+    JournalState state = new JournalState(WORKER, windowSize);
+    long seq = 0;
+    state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
+    List<JournalFacts> snapshots = new ArrayList<>();
+    List<List<RunFact>> contents = new ArrayList<>();
+    int runs = 4 * windowSize + 3 * SettledWindow.TRAIL;
+    for (int i = 0; i < runs; i++) {
+      String id = "run-" + (i % (2 * windowSize)); // attempts come back once evicted
+      long attempt = 1 + (i / (2 * windowSize));
+      state.apply(
+          new JournalRecord.OfferAccepted(
+              id, attempt, SESSION, 1, "noop", "sha256:" + "ef".repeat(32), "k" + i, 1_000),
+          ++seq);
+      state.apply(new JournalRecord.ResultRecorded(id, attempt, result(random)), ++seq);
+      state.apply(
+          new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED), ++seq);
+      if (i % 37 == 0) {
+        JournalFacts f = state.facts(null);
+        snapshots.add(f);
+        contents.add(List.copyOf(f.settled()));
+      }
     }
+    for (int s = 0; s < snapshots.size(); s++) {
+      JournalFacts snap = snapshots.get(s);
+      assertThat(snap.settled()).containsExactlyElementsOf(contents.get(s));
+      for (int probe = 0; probe < 40; probe++) {
+        String id = "run-" + random.nextInt(2 * windowSize);
+        long attempt = 1 + random.nextInt(3);
+        Optional<RunFact> expected =
+            contents.get(s).stream()
+                .filter(f -> f.key().equals(new RunKey(id, attempt)))
+                .findFirst();
+        assertThat(snap.recentCompletion(id, attempt)).isEqualTo(expected);
+      }
+    }
+  }
 }

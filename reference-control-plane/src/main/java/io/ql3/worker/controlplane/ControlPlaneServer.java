@@ -27,27 +27,72 @@ import java.time.Clock;
 import java.util.concurrent.TimeUnit;
 
 /**
- * The composition root: one boss thread ({@code ql3cp-boss}) accepting, {@code ioThreads} event loop
- * threads ({@code ql3cp-io-N}, default 1) serving the TLS ingress and the admin API, and a lease sweep every
- * second on the first event loop. All server state lives in one {@link ControlPlane} (one lock).
+ * The composition root: one boss thread ({@code ql3cp-boss}) accepting, {@code ioThreads} event
+ * loop threads ({@code ql3cp-io-N}, default 1) serving the TLS ingress and the admin API, and a
+ * lease sweep every second on the first event loop. All server state lives in one {@link
+ * ControlPlane} (one lock).
  */
 public final class ControlPlaneServer implements AutoCloseable {
   /**
-   * How to run. Port 0: an ephemeral port (see {@link #ingressAddress()}). {@code generationsFile}: where
-   * each worker's generation counter outlives a restart ({@link GenerationFile}), or null (all in memory).
+   * How to run. Port 0: an ephemeral port (see {@link #ingressAddress()}). {@code generationsFile}:
+   * where each worker's generation counter outlives a restart ({@link GenerationFile}), or null
+   * (all in memory).
    */
-  public record Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
-      int ioThreads, EventLog log, boolean verbose, SocketTransport transport, Path generationsFile) {
+  public record Config(
+      Path pkiDir,
+      String host,
+      int port,
+      int adminPort,
+      Alpn alpn,
+      Settings settings,
+      Clock clock,
+      int ioThreads,
+      EventLog log,
+      boolean verbose,
+      SocketTransport transport,
+      Path generationsFile) {
     /** Generations in memory. */
-    public Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
-        int ioThreads, EventLog log, boolean verbose, SocketTransport transport) {
-      this(pkiDir, host, port, adminPort, alpn, settings, clock, ioThreads, log, verbose, transport, null);
+    public Config(
+        Path pkiDir,
+        String host,
+        int port,
+        int adminPort,
+        Alpn alpn,
+        Settings settings,
+        Clock clock,
+        int ioThreads,
+        EventLog log,
+        boolean verbose,
+        SocketTransport transport) {
+      this(
+          pkiDir, host, port, adminPort, alpn, settings, clock, ioThreads, log, verbose, transport,
+          null);
     }
 
     /** With {@link SocketTransport#AUTO}. */
-    public Config(Path pkiDir, String host, int port, int adminPort, Alpn alpn, Settings settings, Clock clock,
-        int ioThreads, EventLog log, boolean verbose) {
-      this(pkiDir, host, port, adminPort, alpn, settings, clock, ioThreads, log, verbose, SocketTransport.AUTO);
+    public Config(
+        Path pkiDir,
+        String host,
+        int port,
+        int adminPort,
+        Alpn alpn,
+        Settings settings,
+        Clock clock,
+        int ioThreads,
+        EventLog log,
+        boolean verbose) {
+      this(
+          pkiDir,
+          host,
+          port,
+          adminPort,
+          alpn,
+          settings,
+          clock,
+          ioThreads,
+          log,
+          verbose,
+          SocketTransport.AUTO);
     }
   }
 
@@ -68,26 +113,57 @@ public final class ControlPlaneServer implements AutoCloseable {
     var ssl = TlsContexts.server(config.pkiDir(), config.alpn());
     ContractWire wire = new ContractWire();
     this.auditor = new Auditor(config.clock(), config.log());
-    this.controlPlane = new ControlPlane(config.clock(), config.settings(), wire, auditor, config.log(),
-        config.generationsFile() == null ? null : GenerationFile.open(config.generationsFile()));
+    this.controlPlane =
+        new ControlPlane(
+            config.clock(),
+            config.settings(),
+            wire,
+            auditor,
+            config.log(),
+            config.generationsFile() == null
+                ? null
+                : GenerationFile.open(config.generationsFile()));
     this.faults = new FaultPlan();
-    this.connections = new ConnectionRegistry(config.clock(), auditor, config.log(),
-        config.settings().heartbeatIntervalMs());
+    this.connections =
+        new ConnectionRegistry(
+            config.clock(), auditor, config.log(), config.settings().heartbeatIntervalMs());
     this.stats = new RequestStats();
     SocketTransport transport = config.transport().resolve();
-    this.boss = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("ql3cp-boss"),
-        transport.ioHandlerFactory());
-    this.workers = new MultiThreadIoEventLoopGroup(Math.max(1, config.ioThreads()),
-        new DefaultThreadFactory("ql3cp-io"), transport.ioHandlerFactory());
+    this.boss =
+        new MultiThreadIoEventLoopGroup(
+            1, new DefaultThreadFactory("ql3cp-boss"), transport.ioHandlerFactory());
+    this.workers =
+        new MultiThreadIoEventLoopGroup(
+            Math.max(1, config.ioThreads()),
+            new DefaultThreadFactory("ql3cp-io"),
+            transport.ioHandlerFactory());
     boolean ok = false;
     IngressServer in = null;
     AdminServer ad = null;
     try {
-      in = IngressServer.bind(boss, workers, transport.serverChannel(),
-          new InetSocketAddress(config.host(), config.port()), ssl, controlPlane, wire,
-          new TokenStore(config.pkiDir()), faults, connections, stats, auditor, config.log(), config.verbose());
-      ad = AdminServer.bind(boss, workers, transport.serverChannel(), config.adminPort(),
-          new AdminApi(controlPlane, faults, connections, stats, auditor));
+      in =
+          IngressServer.bind(
+              boss,
+              workers,
+              transport.serverChannel(),
+              new InetSocketAddress(config.host(), config.port()),
+              ssl,
+              controlPlane,
+              wire,
+              new TokenStore(config.pkiDir()),
+              faults,
+              connections,
+              stats,
+              auditor,
+              config.log(),
+              config.verbose());
+      ad =
+          AdminServer.bind(
+              boss,
+              workers,
+              transport.serverChannel(),
+              config.adminPort(),
+              new AdminApi(controlPlane, faults, connections, stats, auditor));
       ok = true;
     } finally {
       if (!ok) {
@@ -101,9 +177,18 @@ public final class ControlPlaneServer implements AutoCloseable {
     this.ingress = in;
     this.admin = ad;
     this.sweeper = workers.next().scheduleAtFixedRate(controlPlane::sweep, 1, 1, TimeUnit.SECONDS);
-    log.event("serving", "ingress=https://" + addr(ingress.address()) + " alpn=" + config.alpn().protocols()
-        + " admin=http://" + addr(admin.address()) + " pki=" + config.pkiDir()
-        + " transport=" + transport.wireName());
+    log.event(
+        "serving",
+        "ingress=https://"
+            + addr(ingress.address())
+            + " alpn="
+            + config.alpn().protocols()
+            + " admin=http://"
+            + addr(admin.address())
+            + " pki="
+            + config.pkiDir()
+            + " transport="
+            + transport.wireName());
   }
 
   private static String addr(InetSocketAddress a) {

@@ -14,7 +14,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** The conformance auditor flags each kind of client contract violation, and a compliant client gets none. */
+/**
+ * The conformance auditor flags each kind of client contract violation, and a compliant client gets
+ * none.
+ */
 class AuditorTest {
   private Harness h;
   private WorkerClient c;
@@ -40,17 +43,29 @@ class AuditorTest {
   void compliantLifecycleHasZeroViolations() throws Exception {
     String s = register(2);
     String run = h.submit(1, "noop", "{}", null).get(0);
-    assertThat(c.post(path(W1, s, "pull"), Bodies.pull(1, 2, Bodies.newId(), 0)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "pull"), Bodies.pull(1, 2, Bodies.newId(), 0)).status())
+        .isEqualTo(200);
     h.clock.advance(9_600);
-    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 1, 2)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 1, 2)).status())
+        .isEqualTo(200);
     assertThat(c.post(completePath(W1, s, run), Bodies.succeeded(1, 1)).status()).isEqualTo(200);
-    assertThat(c.post(path(W1, s, "pull"), Bodies.pull(1, 2, Bodies.newId(), 0)).status()).isEqualTo(200);
-    assertThat(c.post(path(W1, s, "transition"),
-        Bodies.transition(1, 2, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "pull"), Bodies.pull(1, 2, Bodies.newId(), 0)).status())
+        .isEqualTo(200);
+    assertThat(
+            c.post(
+                    path(W1, s, "transition"),
+                    Bodies.transition(1, 2, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2))
+                .status())
+        .isEqualTo(200);
     h.clock.advance(10_000);
-    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 3, 2)).status()).isEqualTo(200);
-    assertThat(c.post(path(W1, s, "transition"),
-        Bodies.transition(1, 4, SessionStatus.DRAINING, SessionStatus.OFFLINE, 2)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 3, 2)).status())
+        .isEqualTo(200);
+    assertThat(
+            c.post(
+                    path(W1, s, "transition"),
+                    Bodies.transition(1, 4, SessionStatus.DRAINING, SessionStatus.OFFLINE, 2))
+                .status())
+        .isEqualTo(200);
     assertThat(h.server.auditor().violations()).isEmpty();
   }
 
@@ -58,19 +73,22 @@ class AuditorTest {
   void secondConnectionOfAWorker() throws Exception {
     register(2);
     WorkerClient second = h.client(W1);
-    assertThat(second.post(path(W1, Bodies.newId(), "register"), Bodies.register(2, 2)).status()).isEqualTo(200);
+    assertThat(second.post(path(W1, Bodies.newId(), "register"), Bodies.register(2, 2)).status())
+        .isEqualTo(200);
     assertThat(h.violations(ViolationKind.CONCURRENT_CONNECTIONS)).isEqualTo(1);
     assertThat(h.server.connections().open()).hasSize(2);
   }
 
   @Test
-  void aConnectionSilentForAHeartbeatIntervalIsClosedNotFlaggedWhenTheWorkerReconnects() throws Exception {
+  void aConnectionSilentForAHeartbeatIntervalIsClosedNotFlaggedWhenTheWorkerReconnects()
+      throws Exception {
     // After a silent partition no FIN or RST reaches the server; the client's new connection is
     // not a second one (found by the soak: a blackhole longer than the lease).
     register(2);
     h.clock.advance(Harness.SETTINGS.heartbeatIntervalMs());
     WorkerClient second = h.client(W1);
-    assertThat(second.post(path(W1, Bodies.newId(), "register"), Bodies.register(2, 2)).status()).isEqualTo(200);
+    assertThat(second.post(path(W1, Bodies.newId(), "register"), Bodies.register(2, 2)).status())
+        .isEqualTo(200);
     assertThat(h.violations(ViolationKind.CONCURRENT_CONNECTIONS)).isZero();
     long deadline = System.nanoTime() + 10_000_000_000L;
     while (h.server.connections().open().size() > 1 && System.nanoTime() < deadline) {
@@ -95,13 +113,16 @@ class AuditorTest {
     String s = register(2);
     h.server.faults().add("heartbeat", Fault.Action.DELAY, 0, null, -1, 2_000, 1);
     h.clock.advance(10_000);
-    CompletableFuture<WorkerClient.Res> slow = c.postAsync(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 2, 2));
+    CompletableFuture<WorkerClient.Res> slow =
+        c.postAsync(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 2, 2));
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
     while (h.events.stream().noneMatch(e -> e.contains("answering after"))) {
       assertThat(System.nanoTime()).isLessThan(deadline);
       Thread.sleep(5);
     }
-    c.post(path(W1, s, "transition"), Bodies.transition(1, 2, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2));
+    c.post(
+        path(W1, s, "transition"),
+        Bodies.transition(1, 2, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2));
     assertThat(slow.get(20, TimeUnit.SECONDS).status()).isEqualTo(200);
     assertThat(h.violations(ViolationKind.OVERLAPPING_SESSION_REQUESTS)).isEqualTo(1);
   }
@@ -135,9 +156,14 @@ class AuditorTest {
   @Test
   void pullWhileDraining() throws Exception {
     String s = register(2);
-    c.post(path(W1, s, "transition"), Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2));
-    SessionRulesTest.assertError(c.post(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)), 409,
-        "session_not_active", io.ql3.worker.contract.Operation.PULL);
+    c.post(
+        path(W1, s, "transition"),
+        Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.DRAINING, 2));
+    SessionRulesTest.assertError(
+        c.post(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)),
+        409,
+        "session_not_active",
+        io.ql3.worker.contract.Operation.PULL);
     assertThat(h.violations(ViolationKind.PULL_NOT_ACTIVE)).isEqualTo(1);
   }
 
@@ -179,10 +205,12 @@ class AuditorTest {
     String s1 = register(2);
     register(2);
     h.clock.advance(10_000);
-    assertThat(c.post(path(W1, s1, "heartbeat"), Bodies.heartbeat(1, 1, 2, 2)).status()).isEqualTo(409);
+    assertThat(c.post(path(W1, s1, "heartbeat"), Bodies.heartbeat(1, 1, 2, 2)).status())
+        .isEqualTo(409);
     assertThat(h.violations(ViolationKind.REQUEST_AFTER_FENCE)).isZero();
     h.clock.advance(10_000);
-    assertThat(c.post(path(W1, s1, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)).status()).isEqualTo(409);
+    assertThat(c.post(path(W1, s1, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)).status())
+        .isEqualTo(409);
     assertThat(h.violations(ViolationKind.REQUEST_AFTER_FENCE)).isEqualTo(1);
   }
 }

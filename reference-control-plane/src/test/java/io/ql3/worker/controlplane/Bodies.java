@@ -21,7 +21,8 @@ import java.util.Random;
 
 /** Canonical request bodies built with the contract module, and paths. */
 final class Bodies {
-  private static final Uuid7Generator IDS = new Uuid7Generator(System::currentTimeMillis, new Random());
+  private static final Uuid7Generator IDS =
+      new Uuid7Generator(System::currentTimeMillis, new Random());
 
   private Bodies() {}
 
@@ -38,9 +39,15 @@ final class Bodies {
   }
 
   static Capability capability(int maxConcurrentRuns, int pullPage, String label) throws Exception {
-    CapabilityBuilder b = new CapabilityBuilder().agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
-        .architecture("amd64").executor("noop", "1").executor("process", "1").executor("sleep", "1")
-        .limits(maxConcurrentRuns, 65536, pullPage).profile(Profile.NODE);
+    CapabilityBuilder b =
+        new CapabilityBuilder()
+            .agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
+            .architecture("amd64")
+            .executor("noop", "1")
+            .executor("process", "1")
+            .executor("sleep", "1")
+            .limits(maxConcurrentRuns, 65536, pullPage)
+            .profile(Profile.NODE);
     if (label != null) {
       b.label("site", label);
     }
@@ -56,12 +63,18 @@ final class Bodies {
   }
 
   static byte[] heartbeat(long gen, long version, int slots, int max) {
-    return new HeartbeatRequest(new Capacity(slots, max), gen, new RunCounts(max - slots, 0), SessionStatus.ACTIVE,
-        version).toCanonicalBytes();
+    return new HeartbeatRequest(
+            new Capacity(slots, max),
+            gen,
+            new RunCounts(max - slots, 0),
+            SessionStatus.ACTIVE,
+            version)
+        .toCanonicalBytes();
   }
 
   static byte[] drainingHeartbeat(long gen, long version, int max) {
-    return new HeartbeatRequest(new Capacity(0, max), gen, new RunCounts(0, 0), SessionStatus.DRAINING, version)
+    return new HeartbeatRequest(
+            new Capacity(0, max), gen, new RunCounts(0, 0), SessionStatus.DRAINING, version)
         .toCanonicalBytes();
   }
 
@@ -74,17 +87,28 @@ final class Bodies {
   }
 
   static byte[] succeeded(long attempt, long gen) {
-    return new CompleteRequest(attempt, null, gen, Outcome.SUCCEEDED, new RunResult(12, 0, 3, "ok\n"))
+    return new CompleteRequest(
+            attempt, null, gen, Outcome.SUCCEEDED, new RunResult(12, 0, 3, "ok\n"))
         .toCanonicalBytes();
   }
 
   static byte[] failed(long attempt, long gen, String code) {
-    return new CompleteRequest(attempt, new Failure(FailureCategory.PERMANENT, code, "failed"), gen, Outcome.FAILED,
-        new RunResult(5, 1, 0, "")).toCanonicalBytes();
+    return new CompleteRequest(
+            attempt,
+            new Failure(FailureCategory.PERMANENT, code, "failed"),
+            gen,
+            Outcome.FAILED,
+            new RunResult(5, 1, 0, ""))
+        .toCanonicalBytes();
   }
 
   static byte[] uncertain(long attempt, long gen) {
-    return new CompleteRequest(attempt, new Failure(FailureCategory.TRANSIENT, "worker_restarted", "crash"), gen,
-        Outcome.UNCERTAIN, RunResult.NOT_RUN).toCanonicalBytes();
+    return new CompleteRequest(
+            attempt,
+            new Failure(FailureCategory.TRANSIENT, "worker_restarted", "crash"),
+            gen,
+            Outcome.UNCERTAIN,
+            RunResult.NOT_RUN)
+        .toCanonicalBytes();
   }
 }

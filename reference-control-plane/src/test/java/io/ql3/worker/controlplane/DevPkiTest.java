@@ -17,8 +17,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** dev-pki: layout, file modes, identities and CA reuse. */
 class DevPkiTest {
-  @TempDir
-  Path dir;
+  @TempDir Path dir;
 
   private static String mode(Path p) throws Exception {
     return PosixFilePermissions.toString(Files.getPosixFilePermissions(p));
@@ -35,7 +34,8 @@ class DevPkiTest {
     assertThat(mode(w.resolve("client.crt"))).isEqualTo("rw-r--r--");
     assertThat(mode(w.resolve("client.key"))).isEqualTo("rw-------");
     assertThat(mode(w.resolve("token"))).isEqualTo("rw-------");
-    assertThat(Files.readString(w.resolve("token")).trim()).matches("^[A-Za-z0-9._~+/=-]{16,4096}$");
+    assertThat(Files.readString(w.resolve("token")).trim())
+        .matches("^[A-Za-z0-9._~+/=-]{16,4096}$");
 
     X509Certificate ca = PemFiles.readCertificate(dir.resolve("ca.crt"));
     X509Certificate client = PemFiles.readCertificate(w.resolve("client.crt"));
@@ -45,7 +45,8 @@ class DevPkiTest {
     assertThat(PemFiles.readPrivateKey(w.resolve("client.key")).getAlgorithm()).isEqualTo("EC");
     X509Certificate server = PemFiles.readCertificate(dir.resolve("server.crt"));
     server.verify(ca.getPublicKey());
-    assertThat(server.getSubjectAlternativeNames()).extracting(l -> String.valueOf(l.get(1)))
+    assertThat(server.getSubjectAlternativeNames())
+        .extracting(l -> String.valueOf(l.get(1)))
         .contains("localhost", "127.0.0.1");
   }
 
@@ -81,6 +82,7 @@ class DevPkiTest {
     X509Certificate plain = PemFiles.readCertificate(dir.resolve("workers/plain/client.crt"));
     assertThat(plain.getSubjectAlternativeNames()).isNull();
     assertThat(WorkerIdentity.of(plain)).contains("edge-c");
-    assertThatThrownBy(() -> pki.create(List.of("Edge_A"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> pki.create(List.of("Edge_A")))
+        .isInstanceOf(IllegalArgumentException.class);
   }
 }

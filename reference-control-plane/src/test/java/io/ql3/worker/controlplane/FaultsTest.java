@@ -15,7 +15,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
-/** Injected faults: error answers that apply nothing, apply-then-drop (outcome unknown), closing connections. */
+/**
+ * Injected faults: error answers that apply nothing, apply-then-drop (outcome unknown), closing
+ * connections.
+ */
 class FaultsTest {
   private Harness h;
   private WorkerClient c;
@@ -42,9 +45,11 @@ class FaultsTest {
     for (int i = 0; i < 2; i++) {
       WorkerClient.Res r = c.post(path(W1, s, "heartbeat"), hb);
       assertThat(r.status()).isEqualTo(503);
-      assertThat(ErrorBody.parse(503, Operation.HEARTBEAT, r.body()).code().wire()).isEqualTo("unavailable");
+      assertThat(ErrorBody.parse(503, Operation.HEARTBEAT, r.body()).code().wire())
+          .isEqualTo("unavailable");
     }
-    assertThat(HeartbeatResponse.parse(c.post(path(W1, s, "heartbeat"), hb).body()).version()).isEqualTo(2);
+    assertThat(HeartbeatResponse.parse(c.post(path(W1, s, "heartbeat"), hb).body()).version())
+        .isEqualTo(2);
     assertThat(h.server.faults().pending()).isEmpty();
   }
 
@@ -58,11 +63,20 @@ class FaultsTest {
 
   @Test
   void faultsWithACodeOfAnotherStatusAreRefused() {
-    assertThatThrownBy(() -> h.server.faults().add("heartbeat", Fault.Action.ERROR, 409, "unavailable", -1, 0, 1))
+    assertThatThrownBy(
+            () ->
+                h.server
+                    .faults()
+                    .add("heartbeat", Fault.Action.ERROR, 409, "unavailable", -1, 0, 1))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> h.server.faults().add("heartbeat", Fault.Action.ERROR, 409, "run_not_leased", -1, 0, 1))
+    assertThatThrownBy(
+            () ->
+                h.server
+                    .faults()
+                    .add("heartbeat", Fault.Action.ERROR, 409, "run_not_leased", -1, 0, 1))
         .isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> h.server.faults().add("status", Fault.Action.DELAY, 0, null, -1, 10, 1))
+    assertThatThrownBy(
+            () -> h.server.faults().add("status", Fault.Action.DELAY, 0, null, -1, 10, 1))
         .isInstanceOf(IllegalArgumentException.class);
   }
 

@@ -15,13 +15,13 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Found by the 20-minute soak: each restart of the in-memory control plane handed out generations from
- * 1 again. A correct agent refuses a register answer not above the generation it held (contract
- * sections 5 and 6: drift), so after each restart it needed one register per generation it had held,
- * each after a growing backoff step, before it could pull again: runs waited at the server for
- * minutes. With a generations file a restarted server (a new {@link ControlPlane} on the same file, as
- * after kill -9) forgets sessions and runs but answers above every generation it answered before,
- * including one taken by an admin fence.
+ * Found by the 20-minute soak: each restart of the in-memory control plane handed out generations
+ * from 1 again. A correct agent refuses a register answer not above the generation it held
+ * (contract sections 5 and 6: drift), so after each restart it needed one register per generation
+ * it had held, each after a growing backoff step, before it could pull again: runs waited at the
+ * server for minutes. With a generations file a restarted server (a new {@link ControlPlane} on the
+ * same file, as after kill -9) forgets sessions and runs but answers above every generation it
+ * answered before, including one taken by an admin fence.
  */
 class GenerationFileTest {
   private static final String W = "edge-0001";
@@ -31,7 +31,12 @@ class GenerationFileTest {
   @TempDir Path dir;
 
   private ControlPlane lifetime(GenerationFile generations) {
-    return new ControlPlane(clock, Harness.SETTINGS, wire, new Auditor(clock, EventLog.quiet()), EventLog.quiet(),
+    return new ControlPlane(
+        clock,
+        Harness.SETTINGS,
+        wire,
+        new Auditor(clock, EventLog.quiet()),
+        EventLog.quiet(),
         generations);
   }
 
@@ -51,7 +56,8 @@ class GenerationFileTest {
     assertThat(first.fenceWorker(W)).isTrue(); // generation 3, never answered but never reused
     assertThat(register(first, "edge-0002")).isEqualTo(1);
 
-    // The first lifetime is simply abandoned (kill -9): only what was recorded before answering counts.
+    // The first lifetime is simply abandoned (kill -9): only what was recorded before answering
+    // counts.
     ControlPlane second = lifetime(GenerationFile.open(file));
     assertThat(second.workers()).isEmpty(); // sessions and everything else are forgotten
     assertThat(register(second, W)).isEqualTo(4);

@@ -18,7 +18,10 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 
-/** A real server on 127.0.0.1 (ephemeral ports, real TLS, a PKI in a temp dir) driven by a {@link TestClock}. */
+/**
+ * A real server on 127.0.0.1 (ephemeral ports, real TLS, a PKI in a temp dir) driven by a {@link
+ * TestClock}.
+ */
 final class Harness implements AutoCloseable {
   static final String W1 = "edge-0001";
   static final String W2 = "edge-0002";
@@ -47,21 +50,27 @@ final class Harness implements AutoCloseable {
     this.pki = freshPki();
     EventLog log = (kind, detail) -> events.add(kind + " " + detail);
     try {
-      this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki, "127.0.0.1", 0, 0, alpn, SETTINGS,
-          clock, 1, log, false, transport));
+      this.server =
+          ControlPlaneServer.start(
+              new ControlPlaneServer.Config(
+                  pki, "127.0.0.1", 0, 0, alpn, SETTINGS, clock, 1, log, false, transport));
     } catch (Exception | Error e) {
       deleteTree(pki);
       throw e;
     }
   }
 
-  /** Key generation is the slow part: one PKI per JVM, copied per harness (tokens get rotated by tests). */
+  /**
+   * Key generation is the slow part: one PKI per JVM, copied per harness (tokens get rotated by
+   * tests).
+   */
   private static synchronized Path freshPki() throws Exception {
     if (sharedPki == null) {
       sharedPki = Files.createTempDirectory("ql3cp-pki-");
       // Shared by every harness of this test JVM: removed when the JVM ends.
       Path shared = sharedPki;
-      Runtime.getRuntime().addShutdownHook(new Thread(() -> deleteTree(shared), "ql3cp-test-pki-cleanup"));
+      Runtime.getRuntime()
+          .addShutdownHook(new Thread(() -> deleteTree(shared), "ql3cp-test-pki-cleanup"));
       DevPki pki = new DevPki(sharedPki, Duration.ofDays(1));
       pki.create(List.of(W1, W2));
       // A CN-only certificate (no URI SAN) proving edge-0001, and a URI SAN of another form.
@@ -80,7 +89,9 @@ final class Harness implements AutoCloseable {
       }
     }
     // The CN-only certificate proves edge-0001: it uses edge-0001's token.
-    Files.copy(copy.resolve("workers/edge-0001/token"), copy.resolve("workers/cn-only/token"),
+    Files.copy(
+        copy.resolve("workers/edge-0001/token"),
+        copy.resolve("workers/cn-only/token"),
         java.nio.file.StandardCopyOption.REPLACE_EXISTING);
     return copy;
   }
@@ -104,8 +115,18 @@ final class Harness implements AutoCloseable {
   }
 
   List<String> submit(int count, String executor, String spec, String workerId) {
-    return cp().submit(new RunSubmission(count, executor, spec.getBytes(StandardCharsets.UTF_8), 60_000, workerId,
-        Map.of(), null, null, 0)).runIds();
+    return cp().submit(
+            new RunSubmission(
+                count,
+                executor,
+                spec.getBytes(StandardCharsets.UTF_8),
+                60_000,
+                workerId,
+                Map.of(),
+                null,
+                null,
+                0))
+        .runIds();
   }
 
   long violations(ViolationKind kind) {
@@ -122,7 +143,9 @@ final class Harness implements AutoCloseable {
     LeakRecorder.assertNoLeaks();
   }
 
-  /** Deletes a temp directory tree, children first; best effort (a test must not fail on cleanup). */
+  /**
+   * Deletes a temp directory tree, children first; best effort (a test must not fail on cleanup).
+   */
   static void deleteTree(Path root) {
     if (root == null || !Files.exists(root)) {
       return;

@@ -9,8 +9,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Records every leak Netty's detector reports (surefire runs it at PARANOID), so a test fails on a leak
- * instead of only logging it. Installed before any Netty buffer class is used (Harness static init).
+ * Records every leak Netty's detector reports (surefire runs it at PARANOID), so a test fails on a
+ * leak instead of only logging it. Installed before any Netty buffer class is used (Harness static
+ * init).
  */
 final class LeakRecorder {
   private static final List<String> LEAKS = new ArrayList<>();
@@ -23,31 +24,34 @@ final class LeakRecorder {
       return;
     }
     installed = true;
-    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(new ResourceLeakDetectorFactory() {
-      @Override
-      @SuppressWarnings("deprecation") // abstract in Netty 4.2: the one every factory must implement
-      public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval,
-          long maxActive) {
-        return newResourceLeakDetector(resource, samplingInterval);
-      }
-
-      @Override
-      public <T> ResourceLeakDetector<T> newResourceLeakDetector(Class<T> resource, int samplingInterval) {
-        return new ResourceLeakDetector<T>(resource, samplingInterval) {
+    ResourceLeakDetectorFactory.setResourceLeakDetectorFactory(
+        new ResourceLeakDetectorFactory() {
           @Override
-          protected void reportTracedLeak(String type, String records) {
-            record(type + records);
-            super.reportTracedLeak(type, records);
+          @SuppressWarnings(
+              "deprecation") // abstract in Netty 4.2: the one every factory must implement
+          public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+              Class<T> resource, int samplingInterval, long maxActive) {
+            return newResourceLeakDetector(resource, samplingInterval);
           }
 
           @Override
-          protected void reportUntracedLeak(String type) {
-            record(type);
-            super.reportUntracedLeak(type);
+          public <T> ResourceLeakDetector<T> newResourceLeakDetector(
+              Class<T> resource, int samplingInterval) {
+            return new ResourceLeakDetector<T>(resource, samplingInterval) {
+              @Override
+              protected void reportTracedLeak(String type, String records) {
+                record(type + records);
+                super.reportTracedLeak(type, records);
+              }
+
+              @Override
+              protected void reportUntracedLeak(String type) {
+                record(type);
+                super.reportUntracedLeak(type);
+              }
+            };
           }
-        };
-      }
-    });
+        });
   }
 
   private static synchronized void record(String leak) {
@@ -59,8 +63,12 @@ final class LeakRecorder {
     for (int i = 0; i < 3; i++) {
       System.gc();
       // Detectors report on the next tracked allocation.
-      for (ByteBuf b : new ByteBuf[] {PooledByteBufAllocator.DEFAULT.buffer(16),
-          UnpooledByteBufAllocator.DEFAULT.buffer(16), io.netty.buffer.Unpooled.buffer(16)}) {
+      for (ByteBuf b :
+          new ByteBuf[] {
+            PooledByteBufAllocator.DEFAULT.buffer(16),
+            UnpooledByteBufAllocator.DEFAULT.buffer(16),
+            io.netty.buffer.Unpooled.buffer(16)
+          }) {
         b.release();
       }
     }

@@ -20,14 +20,18 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * Waking parked long polls, on the state machine itself (no sockets): who gets a newly queued run, and that
- * the work done is proportional to what arrived, not to parked pulls times the queue.
+ * Waking parked long polls, on the state machine itself (no sockets): who gets a newly queued run,
+ * and that the work done is proportional to what arrived, not to parked pulls times the queue.
  */
 class ParkedPullWakeTest {
   private final TestClock clock = new TestClock();
   private final ContractWire contract = new ContractWire();
-  /** Every pull answer the state machine builds (one per offer attempt on a pull, plus the answer). */
+
+  /**
+   * Every pull answer the state machine builds (one per offer attempt on a pull, plus the answer).
+   */
   private final AtomicInteger pullAnswersBuilt = new AtomicInteger();
+
   private ControlPlane cp;
 
   /** A parked pull and what it was answered with (null while parked). */
@@ -40,32 +44,57 @@ class ParkedPullWakeTest {
     }
 
     List<String> runIds() throws Exception {
-      return PullResponse.parse(answer.body()).offers().stream().map(o -> o.runId().value()).toList();
+      return PullResponse.parse(answer.body()).offers().stream()
+          .map(o -> o.runId().value())
+          .toList();
     }
   }
 
   @BeforeEach
   void start() {
     WireCodec counting = new CountingCodec(contract, pullAnswersBuilt);
-    cp = new ControlPlane(clock, Harness.SETTINGS, counting, new Auditor(clock, EventLog.quiet()), EventLog.quiet());
+    cp =
+        new ControlPlane(
+            clock,
+            Harness.SETTINGS,
+            counting,
+            new Auditor(clock, EventLog.quiet()),
+            EventLog.quiet());
   }
 
   private Parked park(String workerId, String label, int maxRuns) throws Exception {
     String session = Bodies.newId();
     byte[] reg = Bodies.register(4, 4, 4, label);
-    assertThat(cp.register(workerId, session, reg, contract.parseRegister(reg)).status()).isEqualTo(200);
-    long generation = cp.workers().stream().filter(w -> w.workerId().equals(workerId)).findFirst().orElseThrow()
-        .generation();
+    assertThat(cp.register(workerId, session, reg, contract.parseRegister(reg)).status())
+        .isEqualTo(200);
+    long generation =
+        cp.workers().stream()
+            .filter(w -> w.workerId().equals(workerId))
+            .findFirst()
+            .orElseThrow()
+            .generation();
     Parked p = new Parked(workerId);
     byte[] pull = Bodies.pull(generation, maxRuns, Bodies.newId(), 60_000);
-    ControlPlane.PullResult r = cp.pull(workerId, session, contract.parsePull(pull), reply -> p.answer = reply);
+    ControlPlane.PullResult r =
+        cp.pull(workerId, session, contract.parsePull(pull), reply -> p.answer = reply);
     assertThat(r).isInstanceOf(ControlPlane.Parked.class);
     return p;
   }
 
-  private List<String> submit(int count, String workerId, Map<String, String> labels, long delayMs) {
-    return cp.submit(new RunSubmission(count, "noop", "{}".getBytes(StandardCharsets.UTF_8), 60_000, workerId,
-        labels, null, null, delayMs)).runIds();
+  private List<String> submit(
+      int count, String workerId, Map<String, String> labels, long delayMs) {
+    return cp.submit(
+            new RunSubmission(
+                count,
+                "noop",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                60_000,
+                workerId,
+                labels,
+                null,
+                null,
+                delayMs))
+        .runIds();
   }
 
   @Test
@@ -108,7 +137,8 @@ class ParkedPullWakeTest {
     Parked target = parked.get(150);
     assertThat(target.runIds()).containsExactlyElementsOf(one);
     assertThat(parked.stream().filter(p -> p.answer != null)).hasSize(1);
-    // The woken pull: its empty-answer size plus its answer. Before, every parked pull was offered again
+    // The woken pull: its empty-answer size plus its answer. Before, every parked pull was offered
+    // again
     // (and scanned the whole queue) on every submit.
     assertThat(pullAnswersBuilt.get()).isEqualTo(2);
   }
@@ -134,27 +164,47 @@ class ParkedPullWakeTest {
     }
 
     @Override
-    public byte[] registerResponse(long generation, long heartbeatIntervalMs, long leaseTtlMs, Long replacedGeneration,
-        String replacedSessionId, String replacedStatus) {
-      return d.registerResponse(generation, heartbeatIntervalMs, leaseTtlMs, replacedGeneration, replacedSessionId,
+    public byte[] registerResponse(
+        long generation,
+        long heartbeatIntervalMs,
+        long leaseTtlMs,
+        Long replacedGeneration,
+        String replacedSessionId,
+        String replacedStatus) {
+      return d.registerResponse(
+          generation,
+          heartbeatIntervalMs,
+          leaseTtlMs,
+          replacedGeneration,
+          replacedSessionId,
           replacedStatus);
     }
 
     @Override
-    public byte[] heartbeatResponse(List<String> cancelRuns, long generation, long heartbeatIntervalMs,
-        long leaseTtlMs, io.ql3.worker.controlplane.state.SessionStatus status, long version, boolean workAvailable) {
-      return d.heartbeatResponse(cancelRuns, generation, heartbeatIntervalMs, leaseTtlMs, status, version,
-          workAvailable);
+    public byte[] heartbeatResponse(
+        List<String> cancelRuns,
+        long generation,
+        long heartbeatIntervalMs,
+        long leaseTtlMs,
+        io.ql3.worker.controlplane.state.SessionStatus status,
+        long version,
+        boolean workAvailable) {
+      return d.heartbeatResponse(
+          cancelRuns, generation, heartbeatIntervalMs, leaseTtlMs, status, version, workAvailable);
     }
 
     @Override
-    public byte[] transitionResponse(long generation, long leaseTtlMs,
-        io.ql3.worker.controlplane.state.SessionStatus status, long version) {
+    public byte[] transitionResponse(
+        long generation,
+        long leaseTtlMs,
+        io.ql3.worker.controlplane.state.SessionStatus status,
+        long version) {
       return d.transitionResponse(generation, leaseTtlMs, status, version);
     }
 
     @Override
-    public byte[] pullResponse(long generation, long nextPullAfterMs, List<OfferData> offers, String pullId) {
+    public byte[] pullResponse(
+        long generation, long nextPullAfterMs, List<OfferData> offers, String pullId) {
       pulls.incrementAndGet();
       return d.pullResponse(generation, nextPullAfterMs, offers, pullId);
     }

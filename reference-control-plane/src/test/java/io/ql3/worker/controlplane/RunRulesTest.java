@@ -45,11 +45,13 @@ class RunRulesTest {
 
   private String register(WorkerClient client, String worker, int max) throws Exception {
     String s = Bodies.newId();
-    assertThat(client.post(path(worker, s, "register"), Bodies.register(max, max)).status()).isEqualTo(200);
+    assertThat(client.post(path(worker, s, "register"), Bodies.register(max, max)).status())
+        .isEqualTo(200);
     return s;
   }
 
-  private PullResponse pull(String s, long gen, int maxRuns, String pullId, int waitMs) throws Exception {
+  private PullResponse pull(String s, long gen, int maxRuns, String pullId, int waitMs)
+      throws Exception {
     WorkerClient.Res r = c.post(path(W1, s, "pull"), Bodies.pull(gen, maxRuns, pullId, waitMs));
     assertThat(r.status()).as(r.text()).isEqualTo(200);
     return PullResponse.parse(r.body());
@@ -76,8 +78,10 @@ class RunRulesTest {
     assertThat(o.runId().value()).isEqualTo(ids.get(0));
     assertThat(o.attempt()).isEqualTo(1);
     assertThat(o.executor()).isEqualTo("sleep");
-    assertThat(o.specDigest()).isEqualTo(Digests.sha256("{\"ms\":5}".getBytes(StandardCharsets.UTF_8)));
-    assertThat(CanonicalJson.toBytes(o.spec())).isEqualTo("{\"ms\":5}".getBytes(StandardCharsets.UTF_8));
+    assertThat(o.specDigest())
+        .isEqualTo(Digests.sha256("{\"ms\":5}".getBytes(StandardCharsets.UTF_8)));
+    assertThat(CanonicalJson.toBytes(o.spec()))
+        .isEqualTo("{\"ms\":5}".getBytes(StandardCharsets.UTF_8));
     assertThat(o.idempotencyKey()).isEqualTo(ids.get(0));
     assertThat(o.timeoutMs()).isEqualTo(60_000);
     var lease = h.cp().run(ids.get(0)).orElseThrow().lease();
@@ -107,7 +111,9 @@ class RunRulesTest {
     String pullId = Bodies.newId();
     assertThat(pull(s, 1, 2, pullId, 0).offers()).isEmpty();
     List<String> ids = h.submit(1, "noop", "{}", null);
-    assertThat(pull(s, 1, 2, pullId, 0).offers()).extracting(o -> o.runId().value()).containsExactly(ids.get(0));
+    assertThat(pull(s, 1, 2, pullId, 0).offers())
+        .extracting(o -> o.runId().value())
+        .containsExactly(ids.get(0));
   }
 
   @Test
@@ -115,8 +121,18 @@ class RunRulesTest {
     String s = register(c, W1, 8);
     h.submit(1, "noop", "{}", W2);
     h.submit(1, "docker", "{}", null);
-    h.cp().submit(new RunSubmission(1, "noop", "{}".getBytes(StandardCharsets.UTF_8), 1000, null,
-        Map.of("site", "elsewhere"), "labelled", null, 0));
+    h.cp()
+        .submit(
+            new RunSubmission(
+                1,
+                "noop",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                1000,
+                null,
+                Map.of("site", "elsewhere"),
+                "labelled",
+                null,
+                0));
     List<String> mine = h.submit(1, "noop", "{}", W1);
     PullResponse p = pull(s, 1, 8, Bodies.newId(), 0);
     assertThat(p.offers()).extracting(o -> o.runId().value()).containsExactly(mine.get(0));
@@ -125,10 +141,22 @@ class RunRulesTest {
   @Test
   void labelledRunsGoToASessionWhoseCapabilityHasTheLabels() throws Exception {
     String s = Bodies.newId();
-    assertThat(c.post(path(W1, s, "register"), Bodies.register(4, 4, 4, "plant-7")).status()).isEqualTo(200);
-    h.cp().submit(new RunSubmission(1, "noop", "{}".getBytes(StandardCharsets.UTF_8), 1000, null,
-        Map.of("site", "plant-7"), "for-plant-7", null, 0));
-    assertThat(pull(s, 1, 4, Bodies.newId(), 0).offers()).extracting(o -> o.runId().value())
+    assertThat(c.post(path(W1, s, "register"), Bodies.register(4, 4, 4, "plant-7")).status())
+        .isEqualTo(200);
+    h.cp()
+        .submit(
+            new RunSubmission(
+                1,
+                "noop",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                1000,
+                null,
+                Map.of("site", "plant-7"),
+                "for-plant-7",
+                null,
+                0));
+    assertThat(pull(s, 1, 4, Bodies.newId(), 0).offers())
+        .extracting(o -> o.runId().value())
         .containsExactly("for-plant-7");
   }
 
@@ -148,8 +176,18 @@ class RunRulesTest {
   @Test
   void delayedRunsGiveANextPullAfterHint() throws Exception {
     String s = register(c, W1, 4);
-    h.cp().submit(new RunSubmission(1, "noop", "{}".getBytes(StandardCharsets.UTF_8), 1000, null, Map.of(), null,
-        null, 7_000));
+    h.cp()
+        .submit(
+            new RunSubmission(
+                1,
+                "noop",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                1000,
+                null,
+                Map.of(),
+                null,
+                null,
+                7_000));
     PullResponse p = pull(s, 1, 1, Bodies.newId(), 0);
     assertThat(p.offers()).isEmpty();
     assertThat(p.nextPullAfterMs()).isEqualTo(7_000);
@@ -160,22 +198,25 @@ class RunRulesTest {
   @Test
   void parkedPullIsAnsweredAsSoonAsARunIsQueuedForThatWorker() throws Exception {
     String s = register(c, W1, 4);
-    CompletableFuture<WorkerClient.Res> parked = c.postAsync(path(W1, s, "pull"),
-        Bodies.pull(1, 1, Bodies.newId(), 60_000));
+    CompletableFuture<WorkerClient.Res> parked =
+        c.postAsync(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 60_000));
     awaitParked(1);
     h.submit(1, "noop", "{}", W2); // another worker's run does not wake it
     assertThat(parked).isNotDone();
     List<String> ids = h.submit(1, "noop", "{}", W1);
     WorkerClient.Res r = parked.get(20, TimeUnit.SECONDS);
-    assertThat(PullResponse.parse(r.body()).offers()).extracting(o -> o.runId().value()).containsExactly(ids.get(0));
+    assertThat(PullResponse.parse(r.body()).offers())
+        .extracting(o -> o.runId().value())
+        .containsExactly(ids.get(0));
     assertThat(h.cp().parkedCount()).isZero();
   }
 
   @Test
   void parkedPullEndsEmptyAfterWaitMs() throws Exception {
     String s = register(c, W1, 4);
-    WorkerClient.Res r = c.postAsync(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 200))
-        .get(20, TimeUnit.SECONDS);
+    WorkerClient.Res r =
+        c.postAsync(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 200))
+            .get(20, TimeUnit.SECONDS);
     PullResponse p = PullResponse.parse(r.body());
     assertThat(p.offers()).isEmpty();
     assertThat(h.cp().parkedCount()).isZero();
@@ -184,8 +225,8 @@ class RunRulesTest {
   @Test
   void parkedPullOfAFencedSessionIsAnsweredSessionFenced() throws Exception {
     String s = register(c, W1, 4);
-    CompletableFuture<WorkerClient.Res> parked = c.postAsync(path(W1, s, "pull"),
-        Bodies.pull(1, 1, Bodies.newId(), 60_000));
+    CompletableFuture<WorkerClient.Res> parked =
+        c.postAsync(path(W1, s, "pull"), Bodies.pull(1, 1, Bodies.newId(), 60_000));
     awaitParked(1);
     register(c, W1, 4);
     assertError(parked.get(20, TimeUnit.SECONDS), 409, "session_fenced", Operation.PULL);
@@ -211,7 +252,10 @@ class RunRulesTest {
     assertThat(first.attempt()).isEqualTo(1);
     CompleteResponse dup = CompleteResponse.parse(c.post(completePath(W1, s, run), done).body());
     assertThat(dup.disposition()).isEqualTo(Disposition.DUPLICATE);
-    assertError(c.post(completePath(W1, s, run), Bodies.failed(1, 1, "boom")), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s, run), Bodies.failed(1, 1, "boom")),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
     var v = h.cp().run(run).orElseThrow();
     assertThat(v.state()).isEqualTo("completed");
@@ -221,15 +265,27 @@ class RunRulesTest {
   @Test
   void completionOfAnUnknownOrUnleasedRunIsRunNotLeased() throws Exception {
     String s = register(c, W1, 4);
-    assertError(c.post(completePath(W1, s, "nope"), Bodies.succeeded(1, 1)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s, "nope"), Bodies.succeeded(1, 1)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
     String run = h.submit(1, "noop", "{}", null).get(0);
-    assertError(c.post(completePath(W1, s, run), Bodies.succeeded(1, 1)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s, run), Bodies.succeeded(1, 1)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
     pull(s, 1, 1, Bodies.newId(), 0);
-    assertError(c.post(completePath(W1, s, run), Bodies.succeeded(2, 1)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s, run), Bodies.succeeded(2, 1)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
-    assertError(c.post(completePath(W1, s, run), Bodies.succeeded(1, 9)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s, run), Bodies.succeeded(1, 9)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
   }
 
@@ -242,17 +298,24 @@ class RunRulesTest {
     assertRun(ids.get(0), "queued", 1);
     assertThat(h.cp().run(ids.get(0)).orElseThrow().nextAttempt()).isEqualTo(2);
     // The fenced session may still complete attempt 1 of a reclaimed run.
-    assertThat(CompleteResponse.parse(c.post(completePath(W1, s1, ids.get(0)), Bodies.succeeded(1, 1)).body())
-        .disposition()).isEqualTo(Disposition.ACCEPTED);
+    assertThat(
+            CompleteResponse.parse(
+                    c.post(completePath(W1, s1, ids.get(0)), Bodies.succeeded(1, 1)).body())
+                .disposition())
+        .isEqualTo(Disposition.ACCEPTED);
     assertRun(ids.get(0), "completed", 1);
     // The other one is offered again as attempt 2; attempt 1 is gone.
     PullResponse p = pull(s2, 2, 4, Bodies.newId(), 0);
     assertThat(p.offers()).hasSize(1);
     assertThat(p.offers().get(0).runId().value()).isEqualTo(ids.get(1));
     assertThat(p.offers().get(0).attempt()).isEqualTo(2);
-    assertError(c.post(completePath(W1, s1, ids.get(1)), Bodies.succeeded(1, 1)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s1, ids.get(1)), Bodies.succeeded(1, 1)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
-    assertThat(c.post(completePath(W1, s2, ids.get(1)), Bodies.succeeded(2, 2)).status()).isEqualTo(200);
+    assertThat(c.post(completePath(W1, s2, ids.get(1)), Bodies.succeeded(2, 2)).status())
+        .isEqualTo(200);
   }
 
   @Test
@@ -265,10 +328,15 @@ class RunRulesTest {
     assertRun(run, "queued", 1);
     WorkerClient c2 = h.client(W2);
     String t = register(c2, W2, 4);
-    PullResponse p = PullResponse.parse(c2.post(path(W2, t, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)).body());
+    PullResponse p =
+        PullResponse.parse(
+            c2.post(path(W2, t, "pull"), Bodies.pull(1, 1, Bodies.newId(), 0)).body());
     assertThat(p.offers()).extracting(Offer::attempt).containsExactly(2L);
     // The expired session's late completion is refused now that the run was offered again.
-    assertError(c.post(completePath(W1, s1, run), Bodies.succeeded(1, 1)), 409, "run_not_leased",
+    assertError(
+        c.post(completePath(W1, s1, run), Bodies.succeeded(1, 1)),
+        409,
+        "run_not_leased",
         Operation.COMPLETE);
   }
 
@@ -277,7 +345,9 @@ class RunRulesTest {
     String s = register(c, W1, 4);
     String run = h.submit(1, "noop", "{}", null).get(0);
     pull(s, 1, 1, Bodies.newId(), 0);
-    c.post(path(W1, s, "transition"), Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.OFFLINE, 4));
+    c.post(
+        path(W1, s, "transition"),
+        Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.OFFLINE, 4));
     assertRun(run, "queued", 1);
     // Completion by the offline session is still accepted while the run was not offered again.
     assertThat(c.post(completePath(W1, s, run), Bodies.succeeded(1, 1)).status()).isEqualTo(200);
@@ -300,17 +370,34 @@ class RunRulesTest {
   void heartbeatCarriesWorkAvailableAndCancelRuns() throws Exception {
     String s = register(c, W1, 64);
     h.clock.advance(10_000);
-    assertThat(HeartbeatResponse.parse(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 64, 64)).body())
-        .workAvailable()).isFalse();
+    assertThat(
+            HeartbeatResponse.parse(
+                    c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 64, 64)).body())
+                .workAvailable())
+        .isFalse();
     h.submit(1, "noop", "{}", null);
     h.clock.advance(10_000);
-    assertThat(HeartbeatResponse.parse(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 64, 64)).body())
-        .workAvailable()).isTrue();
+    assertThat(
+            HeartbeatResponse.parse(
+                    c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 64, 64)).body())
+                .workAvailable())
+        .isTrue();
 
-    // 40 leased runs with 120-character ids cancelled: at most 32 per heartbeat and within 4096 bytes.
+    // 40 leased runs with 120-character ids cancelled: at most 32 per heartbeat and within 4096
+    // bytes.
     for (int i = 0; i < 40; i++) {
-      h.cp().submit(new RunSubmission(1, "noop", "{}".getBytes(StandardCharsets.UTF_8), 1000, null, Map.of(),
-          String.format("r%03d-", i) + "x".repeat(115), null, 0));
+      h.cp()
+          .submit(
+              new RunSubmission(
+                  1,
+                  "noop",
+                  "{}".getBytes(StandardCharsets.UTF_8),
+                  1000,
+                  null,
+                  Map.of(),
+                  String.format("r%03d-", i) + "x".repeat(115),
+                  null,
+                  0));
     }
     pull(s, 1, 64, Bodies.newId(), 0);
     for (var v : h.cp().runs()) {

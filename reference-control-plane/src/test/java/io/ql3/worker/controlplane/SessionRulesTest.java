@@ -32,7 +32,8 @@ class SessionRulesTest {
     h.close();
   }
 
-  static void assertError(WorkerClient.Res r, int status, String code, Operation op) throws Exception {
+  static void assertError(WorkerClient.Res r, int status, String code, Operation op)
+      throws Exception {
     assertThat(r.status()).as(r.text()).isEqualTo(status);
     ErrorBody e = ErrorBody.parse(status, op, r.body());
     assertThat(e.code().wire()).isEqualTo(code);
@@ -63,7 +64,11 @@ class SessionRulesTest {
   void registerWithSameSessionIdAndOtherBodyIsSessionConflict() throws Exception {
     String s = Bodies.newId();
     assertThat(c.post(path(W1, s, "register"), Bodies.register(4, 4)).status()).isEqualTo(200);
-    assertError(c.post(path(W1, s, "register"), Bodies.register(3, 4)), 409, "session_conflict", Operation.REGISTER);
+    assertError(
+        c.post(path(W1, s, "register"), Bodies.register(3, 4)),
+        409,
+        "session_conflict",
+        Operation.REGISTER);
   }
 
   @Test
@@ -72,7 +77,8 @@ class SessionRulesTest {
     byte[] body = Bodies.register(4, 4);
     c.post(path(W1, s, "register"), body);
     h.clock.advance(10_000);
-    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status())
+        .isEqualTo(200);
     assertError(c.post(path(W1, s, "register"), body), 409, "session_conflict", Operation.REGISTER);
   }
 
@@ -81,15 +87,20 @@ class SessionRulesTest {
     String s1 = Bodies.newId();
     String s2 = Bodies.newId();
     c.post(path(W1, s1, "register"), Bodies.register(4, 4));
-    RegisterResponse r2 = RegisterResponse.parse(c.post(path(W1, s2, "register"), Bodies.register(4, 4)).body());
+    RegisterResponse r2 =
+        RegisterResponse.parse(c.post(path(W1, s2, "register"), Bodies.register(4, 4)).body());
     assertThat(r2.generation()).isEqualTo(2);
     assertThat(r2.replaced().generation()).isEqualTo(1);
     assertThat(r2.replaced().sessionId().value()).isEqualTo(s1);
     assertThat(r2.replaced().status()).isEqualTo(ReplacedStatus.ACTIVE);
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s1, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)), 409, "session_fenced",
+    assertError(
+        c.post(path(W1, s1, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)),
+        409,
+        "session_fenced",
         Operation.HEARTBEAT);
-    assertThat(c.post(path(W1, s2, "heartbeat"), Bodies.heartbeat(2, 1, 4, 4)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s2, "heartbeat"), Bodies.heartbeat(2, 1, 4, 4)).status())
+        .isEqualTo(200);
   }
 
   @Test
@@ -97,8 +108,9 @@ class SessionRulesTest {
     String s1 = Bodies.newId();
     c.post(path(W1, s1, "register"), Bodies.register(4, 4));
     h.clock.advance(30_000);
-    RegisterResponse r2 = RegisterResponse.parse(c.post(path(W1, Bodies.newId(), "register"),
-        Bodies.register(4, 4)).body());
+    RegisterResponse r2 =
+        RegisterResponse.parse(
+            c.post(path(W1, Bodies.newId(), "register"), Bodies.register(4, 4)).body());
     assertThat(r2.replaced().status()).isEqualTo(ReplacedStatus.EXPIRED);
   }
 
@@ -115,14 +127,16 @@ class SessionRulesTest {
     assertThat(hr.generation()).isEqualTo(1);
     assertThat(hr.cancelRuns()).isEmpty();
     assertThat(hr.workAvailable()).isFalse();
-    // Outcome unknown on the client: the identical bytes again get the identical answer, applied once.
+    // Outcome unknown on the client: the identical bytes again get the identical answer, applied
+    // once.
     WorkerClient.Res retry = c.post(path(W1, s, "heartbeat"), hb);
     assertThat(retry.status()).isEqualTo(200);
     assertThat(retry.body()).isEqualTo(r1.body());
     assertThat(h.cp().workers().get(0).sessions().get(0).version()).isEqualTo(2);
     // The lease was renewed from the heartbeat: 29.999 s later it still holds.
     h.clock.advance(29_999);
-    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 4, 4)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 4, 4)).status())
+        .isEqualTo(200);
   }
 
   @Test
@@ -132,10 +146,16 @@ class SessionRulesTest {
     h.clock.advance(10_000);
     c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4));
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 3, 4)), 409, "version_conflict",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 3, 4)),
+        409,
+        "version_conflict",
         Operation.HEARTBEAT);
-    assertError(c.post(path(W1, Bodies.newId(), "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)), 409,
-        "session_not_active", Operation.HEARTBEAT);
+    assertError(
+        c.post(path(W1, Bodies.newId(), "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)),
+        409,
+        "session_not_active",
+        Operation.HEARTBEAT);
   }
 
   @Test
@@ -143,7 +163,10 @@ class SessionRulesTest {
     String s = Bodies.newId();
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 1, 4)), 409, "version_conflict",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 1, 4)),
+        409,
+        "version_conflict",
         Operation.HEARTBEAT);
   }
 
@@ -152,7 +175,10 @@ class SessionRulesTest {
     String s = Bodies.newId();
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(7, 1, 4, 4)), 409, "session_fenced",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(7, 1, 4, 4)),
+        409,
+        "session_fenced",
         Operation.HEARTBEAT);
   }
 
@@ -161,9 +187,13 @@ class SessionRulesTest {
     String s = Bodies.newId();
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
     h.clock.advance(29_999);
-    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status()).isEqualTo(200);
+    assertThat(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status())
+        .isEqualTo(200);
     h.clock.advance(30_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 4, 4)), 409, "lease_expired",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 2, 4, 4)),
+        409,
+        "lease_expired",
         Operation.HEARTBEAT);
     assertThat(h.cp().workers().get(0).sessions().get(0).status()).isEqualTo("expired");
   }
@@ -181,8 +211,9 @@ class SessionRulesTest {
     assertThat(c.post(path(W1, s, "transition"), toDraining).body()).isEqualTo(d.body());
 
     h.clock.advance(10_000);
-    HeartbeatResponse hr = HeartbeatResponse.parse(c.post(path(W1, s, "heartbeat"),
-        Bodies.drainingHeartbeat(1, 2, 4)).body());
+    HeartbeatResponse hr =
+        HeartbeatResponse.parse(
+            c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 2, 4)).body());
     assertThat(hr.status()).isEqualTo(SessionStatus.DRAINING);
     assertThat(hr.version()).isEqualTo(3);
     assertThat(hr.workAvailable()).isFalse();
@@ -196,7 +227,10 @@ class SessionRulesTest {
     // The exact retry of the offline transition still gets its answer.
     assertThat(c.post(path(W1, s, "transition"), toOffline).body()).isEqualTo(o.body());
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 4, 4)), 409, "session_not_active",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.drainingHeartbeat(1, 4, 4)),
+        409,
+        "session_not_active",
         Operation.HEARTBEAT);
   }
 
@@ -204,8 +238,12 @@ class SessionRulesTest {
   void activeToOfflineDirectly() throws Exception {
     String s = Bodies.newId();
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
-    TransitionResponse tr = TransitionResponse.parse(c.post(path(W1, s, "transition"),
-        Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.OFFLINE, 4)).body());
+    TransitionResponse tr =
+        TransitionResponse.parse(
+            c.post(
+                    path(W1, s, "transition"),
+                    Bodies.transition(1, 1, SessionStatus.ACTIVE, SessionStatus.OFFLINE, 4))
+                .body());
     assertThat(tr.status()).isEqualTo(SessionStatus.OFFLINE);
     assertThat(tr.leaseTtlMs()).isZero();
   }
@@ -214,8 +252,12 @@ class SessionRulesTest {
   void transitionFromAStatusTheServerDoesNotHoldIsVersionConflict() throws Exception {
     String s = Bodies.newId();
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
-    assertError(c.post(path(W1, s, "transition"),
-        Bodies.transition(1, 1, SessionStatus.DRAINING, SessionStatus.OFFLINE, 4)), 409, "version_conflict",
+    assertError(
+        c.post(
+            path(W1, s, "transition"),
+            Bodies.transition(1, 1, SessionStatus.DRAINING, SessionStatus.OFFLINE, 4)),
+        409,
+        "version_conflict",
         Operation.TRANSITION);
   }
 
@@ -225,10 +267,14 @@ class SessionRulesTest {
     c.post(path(W1, s, "register"), Bodies.register(4, 4));
     assertThat(h.cp().fenceWorker(W1)).isTrue();
     h.clock.advance(10_000);
-    assertError(c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)), 409, "session_fenced",
+    assertError(
+        c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)),
+        409,
+        "session_fenced",
         Operation.HEARTBEAT);
-    RegisterResponse r = RegisterResponse.parse(c.post(path(W1, Bodies.newId(), "register"),
-        Bodies.register(4, 4)).body());
+    RegisterResponse r =
+        RegisterResponse.parse(
+            c.post(path(W1, Bodies.newId(), "register"), Bodies.register(4, 4)).body());
     assertThat(r.generation()).isEqualTo(3);
     assertThat(r.replaced().generation()).isEqualTo(1);
   }
@@ -236,13 +282,15 @@ class SessionRulesTest {
   @Test
   void http11OnlyServerServesTheSameRules() throws Exception {
     try (Harness h1 = new Harness(io.ql3.worker.controlplane.ingress.Alpn.HTTP1_ONLY)) {
-      WorkerClient c1 = h1.client(W1, HttpClient.Version.HTTP_2); // offers h2: the server picks http/1.1
+      WorkerClient c1 =
+          h1.client(W1, HttpClient.Version.HTTP_2); // offers h2: the server picks http/1.1
       String s = Bodies.newId();
       WorkerClient.Res r = c1.post(path(W1, s, "register"), Bodies.register(4, 4));
       assertThat(r.status()).isEqualTo(200);
       assertThat(r.version()).isEqualTo("HTTP_1_1");
       h1.clock.advance(10_000);
-      assertThat(c1.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status()).isEqualTo(200);
+      assertThat(c1.post(path(W1, s, "heartbeat"), Bodies.heartbeat(1, 1, 4, 4)).status())
+          .isEqualTo(200);
     }
   }
 

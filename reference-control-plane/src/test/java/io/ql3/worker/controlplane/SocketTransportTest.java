@@ -14,7 +14,10 @@ import java.net.http.HttpClient;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
-/** The server's socket transport: epoll where it loads (the packaged default on Linux), NIO everywhere. */
+/**
+ * The server's socket transport: epoll where it loads (the packaged default on Linux), NIO
+ * everywhere.
+ */
 class SocketTransportTest {
 
   @Test
@@ -44,15 +47,16 @@ class SocketTransportTest {
   void theNioFallbackServesTheSameContractOverH2AndHttp1() throws Exception {
     try (Harness h = new Harness(Alpn.H2_AND_HTTP1, SocketTransport.NIO)) {
       assertThat(h.events).anyMatch(e -> e.startsWith("serving ") && e.contains("transport=nio"));
-      for (HttpClient.Version version : new HttpClient.Version[] {HttpClient.Version.HTTP_2,
-          HttpClient.Version.HTTP_1_1}) {
+      for (HttpClient.Version version :
+          new HttpClient.Version[] {HttpClient.Version.HTTP_2, HttpClient.Version.HTTP_1_1}) {
         WorkerClient c = h.client(W1, version);
         String s = Bodies.newId();
         WorkerClient.Res reg = c.post(path(W1, s, "register"), Bodies.register(4, 4));
         assertThat(reg.status()).as(reg.text()).isEqualTo(200);
         long generation = RegisterResponse.parse(reg.body()).generation();
         h.clock.advance(10_000);
-        WorkerClient.Res beat = c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(generation, 1, 4, 4));
+        WorkerClient.Res beat =
+            c.post(path(W1, s, "heartbeat"), Bodies.heartbeat(generation, 1, 4, 4));
         assertThat(beat.status()).as(beat.text()).isEqualTo(200);
         assertThat(beat.version()).isEqualTo(version.name());
         assertThat(HeartbeatResponse.parse(beat.body()).version()).isEqualTo(2);

@@ -22,9 +22,9 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The contract's request vectors (copied from shared/contract/vectors/requests) fed to the server: every
- * valid one accepted in a state where it applies, every invalid one refused with the right status and
- * code and without any change of server state.
+ * The contract's request vectors (copied from shared/contract/vectors/requests) fed to the server:
+ * every valid one accepted in a state where it applies, every invalid one refused with the right
+ * status and code and without any change of server state.
  */
 class VectorsTest {
   private static final ObjectMapper JSON = new ObjectMapper();
@@ -63,7 +63,10 @@ class VectorsTest {
   }
 
   private JsonNode valid(String file) throws Exception {
-    return index("").stream().filter(e -> e.get("file").asText().equals(file)).findFirst().orElseThrow();
+    return index("").stream()
+        .filter(e -> e.get("file").asText().equals(file))
+        .findFirst()
+        .orElseThrow();
   }
 
   private void accept(String file) throws Exception {
@@ -109,20 +112,28 @@ class VectorsTest {
   @Test
   void completeVectorsAreAcceptedForTheRunsLeasedToThatSession() throws Exception {
     h.cp().seedGeneration(W1, 5);
-    // Run 118 is completed at attempt 2: attempt 1 goes to an earlier session, which is then fenced.
+    // Run 118 is completed at attempt 2: attempt 1 goes to an earlier session, which is then
+    // fenced.
     submit("run-20241203-000118");
     String earlier = Bodies.newId();
-    assertThat(c.post(path(W1, earlier, "register"), Bodies.register(4, 4)).status()).isEqualTo(200);
-    assertThat(PullResponse.parse(c.post(path(W1, earlier, "pull"), Bodies.pull(6, 1, Bodies.newId(), 0)).body())
-        .offers()).hasSize(1);
+    assertThat(c.post(path(W1, earlier, "register"), Bodies.register(4, 4)).status())
+        .isEqualTo(200);
+    assertThat(
+            PullResponse.parse(
+                    c.post(path(W1, earlier, "pull"), Bodies.pull(6, 1, Bodies.newId(), 0)).body())
+                .offers())
+        .hasSize(1);
     accept("register-edge.json");
     for (String id : List.of("117", "119", "120", "121", "122", "123")) {
       submit("run-20241203-000" + id);
     }
     int leased = 0;
     for (int i = 0; i < 2; i++) {
-      leased += PullResponse.parse(c.post(path(W1, SESSION, "pull"), Bodies.pull(7, 4, Bodies.newId(), 0)).body())
-          .offers().size();
+      leased +=
+          PullResponse.parse(
+                  c.post(path(W1, SESSION, "pull"), Bodies.pull(7, 4, Bodies.newId(), 0)).body())
+              .offers()
+              .size();
     }
     assertThat(leased).isEqualTo(7);
     for (JsonNode e : index("")) {
@@ -137,8 +148,18 @@ class VectorsTest {
   }
 
   private void submit(String runId) {
-    h.cp().submit(new RunSubmission(1, "process", PROCESS_SPEC.getBytes(StandardCharsets.UTF_8), 60_000, null,
-        Map.of(), runId, null, 0));
+    h.cp()
+        .submit(
+            new RunSubmission(
+                1,
+                "process",
+                PROCESS_SPEC.getBytes(StandardCharsets.UTF_8),
+                60_000,
+                null,
+                Map.of(),
+                runId,
+                null,
+                0));
   }
 
   @Test
@@ -175,15 +196,18 @@ class VectorsTest {
   }
 
   /**
-   * Over-cap bodies go over a raw HTTP/1.1 socket: the server answers 413 from the declared length and
-   * closes. (Over h2 it answers 413 and resets the stream with NO_ERROR, which JDK 17's HttpClient reports as
-   * an IOException when it had not finished sending.)
+   * Over-cap bodies go over a raw HTTP/1.1 socket: the server answers 413 from the declared length
+   * and closes. (Over h2 it answers 413 and resets the stream with NO_ERROR, which JDK 17's
+   * HttpClient reports as an IOException when it had not finished sending.)
    */
   private WorkerClient.Res postOverCapHttp1(JsonNode e) throws Exception {
     byte[] body = bytes("invalid/" + e.get("file").asText());
     try (javax.net.ssl.SSLSocket socket = c.rawHttp1()) {
-      socket.getOutputStream().write(c.rawRequest(e.get("path").asText(), body, body.length)
-          .getBytes(StandardCharsets.US_ASCII));
+      socket
+          .getOutputStream()
+          .write(
+              c.rawRequest(e.get("path").asText(), body, body.length)
+                  .getBytes(StandardCharsets.US_ASCII));
       socket.getOutputStream().flush();
       return WorkerClient.readHttp1(socket.getInputStream());
     }

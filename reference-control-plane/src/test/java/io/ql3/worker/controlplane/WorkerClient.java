@@ -20,8 +20,8 @@ import javax.net.ssl.SSLParameters;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * A raw mTLS test client (JDK HttpClient, TLS 1.3, client certificate from a worker directory): sends exact
- * bytes to exact paths, no contract logic. One instance = one connection for h2.
+ * A raw mTLS test client (JDK HttpClient, TLS 1.3, client certificate from a worker directory):
+ * sends exact bytes to exact paths, no contract logic. One instance = one connection for h2.
  */
 final class WorkerClient implements AutoCloseable {
   record Res(int status, byte[] body, String version) {
@@ -50,7 +50,8 @@ final class WorkerClient implements AutoCloseable {
     KeyStore ts = KeyStore.getInstance("PKCS12");
     ts.load(null, null);
     ts.setCertificateEntry("ca", PemFiles.readCertificate(pkiDir.resolve("ca.crt")));
-    TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+    TrustManagerFactory tmf =
+        TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(ts);
     SSLContext ssl = SSLContext.getInstance("TLSv1.3");
     ssl.init(kmf.getKeyManagers(), tmf.getTrustManagers(), null);
@@ -58,8 +59,13 @@ final class WorkerClient implements AutoCloseable {
     this.port = port;
     SSLParameters params = new SSLParameters();
     params.setProtocols(new String[] {"TLSv1.3"});
-    this.http = HttpClient.newBuilder().version(version).sslContext(ssl).sslParameters(params)
-        .connectTimeout(Duration.ofSeconds(10)).build();
+    this.http =
+        HttpClient.newBuilder()
+            .version(version)
+            .sslContext(ssl)
+            .sslParameters(params)
+            .connectTimeout(Duration.ofSeconds(10))
+            .build();
   }
 
   String token() throws IOException {
@@ -96,7 +102,8 @@ final class WorkerClient implements AutoCloseable {
 
   /** A raw TLS 1.3 socket offering only http/1.1, for byte-level HTTP/1.1 tests. */
   javax.net.ssl.SSLSocket rawHttp1() throws IOException {
-    javax.net.ssl.SSLSocket socket = (javax.net.ssl.SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
+    javax.net.ssl.SSLSocket socket =
+        (javax.net.ssl.SSLSocket) ssl.getSocketFactory().createSocket("127.0.0.1", port);
     SSLParameters p = socket.getSSLParameters();
     p.setProtocols(new String[] {"TLSv1.3"});
     p.setApplicationProtocols(new String[] {"http/1.1"});
@@ -132,9 +139,14 @@ final class WorkerClient implements AutoCloseable {
   }
 
   String rawRequest(String path, byte[] body, long declaredLength) throws IOException {
-    return "POST " + path + " HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer " + token()
+    return "POST "
+        + path
+        + " HTTP/1.1\r\nhost: 127.0.0.1\r\nauthorization: Bearer "
+        + token()
         + "\r\ncontent-type: application/json\r\naccept: application/json\r\nuser-agent: ql3-worker/0.0.0-test"
-        + "\r\ncontent-length: " + declaredLength + "\r\n\r\n";
+        + "\r\ncontent-length: "
+        + declaredLength
+        + "\r\n\r\n";
   }
 
   @Override

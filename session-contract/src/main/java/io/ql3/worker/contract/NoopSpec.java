@@ -4,17 +4,17 @@ import java.util.Map;
 
 /** {@code noop} executor: spec {@code {}}; completes at once, succeeded. */
 public enum NoopSpec implements ExecutorSpec {
-    INSTANCE;
+  INSTANCE;
 
-    public static final String EXECUTOR = "noop";
+  public static final String EXECUTOR = "noop";
 
-    @Override
-    public String executor() {
-        return EXECUTOR;
-    }
+  @Override
+  public String executor() {
+    return EXECUTOR;
+  }
 
-    @Override
-    public JsonValue.JsonObject toJson() {
-        return new JsonValue.JsonObject(Map.of());
-    }
+  @Override
+  public JsonValue.JsonObject toJson() {
+    return new JsonValue.JsonObject(Map.of());
+  }
 }

@@ -2,34 +2,38 @@ package io.ql3.worker.contract;
 
 /** A pull id (lowercase UUIDv7) (contract section 2). Construction validates the pattern. */
 public record PullId(String value) implements Comparable<PullId> {
-    public PullId {
-        if (value == null) {
-            throw new InvalidWireValueException(ViolationReason.NULL_NOT_ALLOWED, "", "pull id (lowercase UUIDv7) is null");
-        }
-        Check.identifier(Patterns.uuid7(value), value, "pull id (lowercase UUIDv7)", "");
+  public PullId {
+    if (value == null) {
+      throw new InvalidWireValueException(
+          ViolationReason.NULL_NOT_ALLOWED, "", "pull id (lowercase UUIDv7) is null");
     }
+    Check.identifier(Patterns.uuid7(value), value, "pull id (lowercase UUIDv7)", "");
+  }
 
-    /** Validating factory for untrusted input. */
-    public static PullId of(String value) throws ContractViolation {
-        if (value == null || !(Patterns.uuid7(value))) {
-            throw new ContractViolation(ViolationReason.BAD_IDENTIFIER, "",
-                    "not a valid pull id (lowercase UUIDv7): " + (value == null ? "null" : Check.quote(value)));
-        }
-        return new PullId(value);
+  /** Validating factory for untrusted input. */
+  public static PullId of(String value) throws ContractViolation {
+    if (value == null || !(Patterns.uuid7(value))) {
+      throw new ContractViolation(
+          ViolationReason.BAD_IDENTIFIER,
+          "",
+          "not a valid pull id (lowercase UUIDv7): "
+              + (value == null ? "null" : Check.quote(value)));
     }
+    return new PullId(value);
+  }
 
-    /** True when {@code value} is a valid pull id (lowercase UUIDv7). */
-    public static boolean isValid(String value) {
-        return value != null && Patterns.uuid7(value);
-    }
+  /** True when {@code value} is a valid pull id (lowercase UUIDv7). */
+  public static boolean isValid(String value) {
+    return value != null && Patterns.uuid7(value);
+  }
 
-    @Override
-    public int compareTo(PullId o) {
-        return value.compareTo(o.value);
-    }
+  @Override
+  public int compareTo(PullId o) {
+    return value.compareTo(o.value);
+  }
 
-    @Override
-    public String toString() {
-        return value;
-    }
+  @Override
+  public String toString() {
+    return value;
+  }
 }

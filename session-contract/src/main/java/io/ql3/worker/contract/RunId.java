@@ -2,34 +2,36 @@ package io.ql3.worker.contract;
 
 /** A run id (contract section 2). Construction validates the pattern. */
 public record RunId(String value) implements Comparable<RunId> {
-    public RunId {
-        if (value == null) {
-            throw new InvalidWireValueException(ViolationReason.NULL_NOT_ALLOWED, "", "run id is null");
-        }
-        Check.identifier(Patterns.runId(value), value, "run id", "");
+  public RunId {
+    if (value == null) {
+      throw new InvalidWireValueException(ViolationReason.NULL_NOT_ALLOWED, "", "run id is null");
     }
+    Check.identifier(Patterns.runId(value), value, "run id", "");
+  }
 
-    /** Validating factory for untrusted input. */
-    public static RunId of(String value) throws ContractViolation {
-        if (value == null || !(Patterns.runId(value))) {
-            throw new ContractViolation(ViolationReason.BAD_IDENTIFIER, "",
-                    "not a valid run id: " + (value == null ? "null" : Check.quote(value)));
-        }
-        return new RunId(value);
+  /** Validating factory for untrusted input. */
+  public static RunId of(String value) throws ContractViolation {
+    if (value == null || !(Patterns.runId(value))) {
+      throw new ContractViolation(
+          ViolationReason.BAD_IDENTIFIER,
+          "",
+          "not a valid run id: " + (value == null ? "null" : Check.quote(value)));
     }
+    return new RunId(value);
+  }
 
-    /** True when {@code value} is a valid run id. */
-    public static boolean isValid(String value) {
-        return value != null && Patterns.runId(value);
-    }
+  /** True when {@code value} is a valid run id. */
+  public static boolean isValid(String value) {
+    return value != null && Patterns.runId(value);
+  }
 
-    @Override
-    public int compareTo(RunId o) {
-        return value.compareTo(o.value);
-    }
+  @Override
+  public int compareTo(RunId o) {
+    return value.compareTo(o.value);
+  }
 
-    @Override
-    public String toString() {
-        return value;
-    }
+  @Override
+  public String toString() {
+    return value;
+  }
 }

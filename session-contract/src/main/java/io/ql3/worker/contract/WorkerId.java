@@ -2,37 +2,40 @@ package io.ql3.worker.contract;
 
 /** A worker id (contract section 2). Construction validates the pattern. */
 public record WorkerId(String value) implements Comparable<WorkerId> {
-    /** The worker-id pattern (checked by hand, not by a regex engine; a test pins the two equal). */
-    public static final String PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$";
+  /** The worker-id pattern (checked by hand, not by a regex engine; a test pins the two equal). */
+  public static final String PATTERN = "^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$";
 
-    public WorkerId {
-        if (value == null) {
-            throw new InvalidWireValueException(ViolationReason.NULL_NOT_ALLOWED, "", "worker id is null");
-        }
-        Check.identifier(Patterns.workerId(value), value, "worker id", "");
+  public WorkerId {
+    if (value == null) {
+      throw new InvalidWireValueException(
+          ViolationReason.NULL_NOT_ALLOWED, "", "worker id is null");
     }
+    Check.identifier(Patterns.workerId(value), value, "worker id", "");
+  }
 
-    /** Validating factory for untrusted input. */
-    public static WorkerId of(String value) throws ContractViolation {
-        if (value == null || !(Patterns.workerId(value))) {
-            throw new ContractViolation(ViolationReason.BAD_IDENTIFIER, "",
-                    "not a valid worker id: " + (value == null ? "null" : Check.quote(value)));
-        }
-        return new WorkerId(value);
+  /** Validating factory for untrusted input. */
+  public static WorkerId of(String value) throws ContractViolation {
+    if (value == null || !(Patterns.workerId(value))) {
+      throw new ContractViolation(
+          ViolationReason.BAD_IDENTIFIER,
+          "",
+          "not a valid worker id: " + (value == null ? "null" : Check.quote(value)));
     }
+    return new WorkerId(value);
+  }
 
-    /** True when {@code value} is a valid worker id. */
-    public static boolean isValid(String value) {
-        return value != null && Patterns.workerId(value);
-    }
+  /** True when {@code value} is a valid worker id. */
+  public static boolean isValid(String value) {
+    return value != null && Patterns.workerId(value);
+  }
 
-    @Override
-    public int compareTo(WorkerId o) {
-        return value.compareTo(o.value);
-    }
+  @Override
+  public int compareTo(WorkerId o) {
+    return value.compareTo(o.value);
+  }
 
-    @Override
-    public String toString() {
-        return value;
-    }
+  @Override
+  public String toString() {
+    return value;
+  }
 }

@@ -15,25 +15,30 @@ import net.jqwik.api.Provide;
  * quote them in messages and the journal mirrors the failure code by regex.
  */
 class PatternConstantsProperties {
-    @Provide
-    Arbitrary<String> candidates() {
-        return Arbitraries.strings().withCharRange('a', 'z').withCharRange('0', '9').withChars("AZ-_./ ")
-                .ofMinLength(0).ofMaxLength(70)
-                .edgeCases(c -> c.add("a").add("a".repeat(63)).add("a".repeat(64)).add("a".repeat(65)));
-    }
+  @Provide
+  Arbitrary<String> candidates() {
+    return Arbitraries.strings()
+        .withCharRange('a', 'z')
+        .withCharRange('0', '9')
+        .withChars("AZ-_./ ")
+        .ofMinLength(0)
+        .ofMaxLength(70)
+        .edgeCases(c -> c.add("a").add("a".repeat(63)).add("a".repeat(64)).add("a".repeat(65)));
+  }
 
-    @Property(tries = 2000)
-    void workerId(@ForAll("candidates") String s) {
-        assertThat(WorkerId.isValid(s)).isEqualTo(Pattern.matches(WorkerId.PATTERN, s));
-    }
+  @Property(tries = 2000)
+  void workerId(@ForAll("candidates") String s) {
+    assertThat(WorkerId.isValid(s)).isEqualTo(Pattern.matches(WorkerId.PATTERN, s));
+  }
 
-    @Property(tries = 2000)
-    void labelKey(@ForAll("candidates") String s) {
-        assertThat(Capability.isValidLabelKey(s)).isEqualTo(Pattern.matches(Capability.LABEL_KEY_PATTERN, s));
-    }
+  @Property(tries = 2000)
+  void labelKey(@ForAll("candidates") String s) {
+    assertThat(Capability.isValidLabelKey(s))
+        .isEqualTo(Pattern.matches(Capability.LABEL_KEY_PATTERN, s));
+  }
 
-    @Property(tries = 2000)
-    void failureCode(@ForAll("candidates") String s) {
-        assertThat(Failure.isValidCode(s)).isEqualTo(Pattern.matches(Failure.CODE_PATTERN, s));
-    }
+  @Property(tries = 2000)
+  void failureCode(@ForAll("candidates") String s) {
+    assertThat(Failure.isValidCode(s)).isEqualTo(Pattern.matches(Failure.CODE_PATTERN, s));
+  }
 }

@@ -10,4 +10,5 @@ package io.ql3.worker.transport;
  *     SETTINGS arrive only after that); false when it stayed silent, as an http/1.1 server does
  *     until a request, and did not refuse within the confirmation window
  */
-public record Handshake(String protocol, String tlsVersion, String cipherSuite, boolean serverAccepted) {}
+public record Handshake(
+    String protocol, String tlsVersion, String cipherSuite, boolean serverAccepted) {}

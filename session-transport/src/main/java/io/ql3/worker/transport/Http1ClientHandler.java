@@ -22,90 +22,96 @@ import io.netty.util.ReferenceCountUtil;
  * cannot be resynchronised otherwise).
  */
 final class Http1ClientHandler extends ChannelInboundHandlerAdapter {
-    static final String PROTOCOL = "http/1.1";
-    private final RequestHeaders headers;
-    private Exchange current;
-    private boolean keepAlive;
+  static final String PROTOCOL = "http/1.1";
+  private final RequestHeaders headers;
+  private Exchange current;
+  private boolean keepAlive;
 
-    Http1ClientHandler(RequestHeaders headers) {
-        this.headers = headers;
-    }
+  Http1ClientHandler(RequestHeaders headers) {
+    this.headers = headers;
+  }
 
-    boolean busy() {
-        return current != null && !current.done();
-    }
+  boolean busy() {
+    return current != null && !current.done();
+  }
 
-    void send(ChannelHandlerContext ctx, Exchange ex) {
-        current = ex;
-        FullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, ex.path,
-                Unpooled.wrappedBuffer(ex.body));
-        req.headers()
-                .set(HttpHeaderNames.HOST, headers.authority())
-                .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
-                .set(HttpHeaderNames.USER_AGENT, headers.userAgent())
-                .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + ex.bearer)
-                .set(HttpHeaderNames.CONTENT_LENGTH, ex.body.length);
-        ex.sent = true;
-        ctx.writeAndFlush(req).addListener(f -> {
-            if (!f.isSuccess()) {
+  void send(ChannelHandlerContext ctx, Exchange ex) {
+    current = ex;
+    FullHttpRequest req =
+        new DefaultFullHttpRequest(
+            HttpVersion.HTTP_1_1, HttpMethod.POST, ex.path, Unpooled.wrappedBuffer(ex.body));
+    req.headers()
+        .set(HttpHeaderNames.HOST, headers.authority())
+        .set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
+        .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
+        .set(HttpHeaderNames.USER_AGENT, headers.userAgent())
+        .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + ex.bearer)
+        .set(HttpHeaderNames.CONTENT_LENGTH, ex.body.length);
+    ex.sent = true;
+    ctx.writeAndFlush(req)
+        .addListener(
+            f -> {
+              if (!f.isSuccess()) {
                 ex.fail(TransportFailure.Reason.RESET, "write failed", f.cause());
                 ctx.close();
-            }
-        });
-    }
+              }
+            });
+  }
 
-    @Override
-    public void channelRead(ChannelHandlerContext ctx, Object msg) {
-        try {
-            read(ctx, msg);
-        } finally {
-            ReferenceCountUtil.release(msg);
-        }
+  @Override
+  public void channelRead(ChannelHandlerContext ctx, Object msg) {
+    try {
+      read(ctx, msg);
+    } finally {
+      ReferenceCountUtil.release(msg);
     }
+  }
 
-    private void read(ChannelHandlerContext ctx, Object msg) {
-        Exchange ex = current;
-        if (ex == null || ex.done()) {
-            ctx.close(); // an answer nobody asked for, or the rest of one we gave up on
-            return;
-        }
-        if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
-            ex.fail(TransportFailure.Reason.MALFORMED_RESPONSE, "not a valid HTTP/1.1 response", o.decoderResult().cause());
-            ctx.close();
-            return;
-        }
-        if (msg instanceof HttpResponse r) {
-            if (r.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL) {
-                return;
-            }
-            keepAlive = HttpUtil.isKeepAlive(r);
-            long declared = HttpUtil.getContentLength(r, -1L);
-            if (!ex.start(r.status().code(), r.headers().get(HttpHeaderNames.RETRY_AFTER), declared)) {
-                ctx.close();
-                return;
-            }
-        }
-        if (msg instanceof HttpContent c) {
-            if (!ex.hasStatus()) {
-                ex.fail(TransportFailure.Reason.MALFORMED_RESPONSE, "content before the status line", null);
-                ctx.close();
-                return;
-            }
-            if (!ex.append(c.content())) {
-                ctx.close();
-                return;
-            }
-            if (msg instanceof LastHttpContent) {
-                current = null;
-                ex.succeed(PROTOCOL);
-                if (!keepAlive) {
-                    ctx.close();
-                }
-            }
-        }
+  private void read(ChannelHandlerContext ctx, Object msg) {
+    Exchange ex = current;
+    if (ex == null || ex.done()) {
+      ctx.close(); // an answer nobody asked for, or the rest of one we gave up on
+      return;
     }
+    if (msg instanceof HttpObject o && o.decoderResult().isFailure()) {
+      ex.fail(
+          TransportFailure.Reason.MALFORMED_RESPONSE,
+          "not a valid HTTP/1.1 response",
+          o.decoderResult().cause());
+      ctx.close();
+      return;
+    }
+    if (msg instanceof HttpResponse r) {
+      if (r.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL) {
+        return;
+      }
+      keepAlive = HttpUtil.isKeepAlive(r);
+      long declared = HttpUtil.getContentLength(r, -1L);
+      if (!ex.start(r.status().code(), r.headers().get(HttpHeaderNames.RETRY_AFTER), declared)) {
+        ctx.close();
+        return;
+      }
+    }
+    if (msg instanceof HttpContent c) {
+      if (!ex.hasStatus()) {
+        ex.fail(TransportFailure.Reason.MALFORMED_RESPONSE, "content before the status line", null);
+        ctx.close();
+        return;
+      }
+      if (!ex.append(c.content())) {
+        ctx.close();
+        return;
+      }
+      if (msg instanceof LastHttpContent) {
+        current = null;
+        ex.succeed(PROTOCOL);
+        if (!keepAlive) {
+          ctx.close();
+        }
+      }
+    }
+  }
 
-    // channelInactive is not handled here: the connection fails in-flight exchanges on close, with
-    // the classified cause (a TLS alert is not a plain reset).
+  // channelInactive is not handled here: the connection fails in-flight exchanges on close, with
+  // the classified cause (a TLS alert is not a plain reset).
 }

@@ -7,16 +7,16 @@ import java.util.Objects;
  * against exactly this name or address.
  */
 public record IngressEndpoint(String host, int port) {
-    public IngressEndpoint {
-        Objects.requireNonNull(host, "host");
-        if (host.isEmpty() || port < 1 || port > 65535) {
-            throw new IllegalArgumentException("invalid ingress endpoint " + host + ":" + port);
-        }
+  public IngressEndpoint {
+    Objects.requireNonNull(host, "host");
+    if (host.isEmpty() || port < 1 || port > 65535) {
+      throw new IllegalArgumentException("invalid ingress endpoint " + host + ":" + port);
     }
+  }
 
-    /** The {@code host} / {@code :authority} value. */
-    String authority() {
-        String h = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
-        return port == 443 ? h : h + ":" + port;
-    }
+  /** The {@code host} / {@code :authority} value. */
+  String authority() {
+    String h = host.indexOf(':') >= 0 && !host.startsWith("[") ? "[" + host + "]" : host;
+    return port == 443 ? h : h + ":" + port;
+  }
 }

@@ -17,41 +17,59 @@ import org.junit.jupiter.api.Test;
  * contract's OperationPath factories; the raw exchange layer is package-private.
  */
 class AllowListTest {
-    @Test
-    void publicApiIsExactlyTheFiveOperationsAndNoFreeFormPath() {
-        Set<String> names = new TreeSet<>();
-        for (Method m : IngressClient.class.getDeclaredMethods()) {
-            if (!Modifier.isPublic(m.getModifiers())) {
-                continue;
-            }
-            names.add(m.getName());
-            for (Class<?> p : m.getParameterTypes()) {
-                assertThat(p).as("%s takes %s", m, p)
-                        .isNotIn(String.class, CharSequence.class, URI.class, URL.class, byte[].class);
-            }
-        }
-        // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect).
-        assertThat(names).containsExactlyInAnyOrder("open", "register", "heartbeat", "transition", "pull", "longPoll",
-                "complete", "resend", "handshake",
-                "abortPulls", "connectionsOpened", "maxOpenSockets", "protocol", "close");
+  @Test
+  void publicApiIsExactlyTheFiveOperationsAndNoFreeFormPath() {
+    Set<String> names = new TreeSet<>();
+    for (Method m : IngressClient.class.getDeclaredMethods()) {
+      if (!Modifier.isPublic(m.getModifiers())) {
+        continue;
+      }
+      names.add(m.getName());
+      for (Class<?> p : m.getParameterTypes()) {
+        assertThat(p)
+            .as("%s takes %s", m, p)
+            .isNotIn(String.class, CharSequence.class, URI.class, URL.class, byte[].class);
+      }
     }
+    // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect).
+    assertThat(names)
+        .containsExactlyInAnyOrder(
+            "open",
+            "register",
+            "heartbeat",
+            "transition",
+            "pull",
+            "longPoll",
+            "complete",
+            "resend",
+            "handshake",
+            "abortPulls",
+            "connectionsOpened",
+            "maxOpenSockets",
+            "protocol",
+            "close");
+  }
 
-    @Test
-    void rawExchangeLayerIsNotPublic() {
-        assertThat(Modifier.isPublic(IngressConnection.class.getModifiers())).isFalse();
-        assertThat(Arrays.stream(SentRequest.class.getConstructors())).isEmpty();
-    }
+  @Test
+  void rawExchangeLayerIsNotPublic() {
+    assertThat(Modifier.isPublic(IngressConnection.class.getModifiers())).isFalse();
+    assertThat(Arrays.stream(SentRequest.class.getConstructors())).isEmpty();
+  }
 
-    @Test
-    void everyPathTheClientCanBuildParsesBackAsAnAllowListedOperation() throws Exception {
-        var w = io.ql3.worker.contract.WorkerId.of("edge-0001");
-        var s = io.ql3.worker.contract.SessionId.of("01938a6e-4f1c-7b2a-9d3e-5c7f1a2b3c4d");
-        var r = io.ql3.worker.contract.RunId.of("run-1");
-        for (var p : new io.ql3.worker.contract.OperationPath[] {
-            io.ql3.worker.contract.OperationPath.register(w, s), io.ql3.worker.contract.OperationPath.heartbeat(w, s),
-            io.ql3.worker.contract.OperationPath.transition(w, s), io.ql3.worker.contract.OperationPath.pull(w, s),
-            io.ql3.worker.contract.OperationPath.complete(w, s, r)}) {
-            assertThat(io.ql3.worker.contract.OperationPath.parse(p.path())).isEqualTo(p);
-        }
+  @Test
+  void everyPathTheClientCanBuildParsesBackAsAnAllowListedOperation() throws Exception {
+    var w = io.ql3.worker.contract.WorkerId.of("edge-0001");
+    var s = io.ql3.worker.contract.SessionId.of("01938a6e-4f1c-7b2a-9d3e-5c7f1a2b3c4d");
+    var r = io.ql3.worker.contract.RunId.of("run-1");
+    for (var p :
+        new io.ql3.worker.contract.OperationPath[] {
+          io.ql3.worker.contract.OperationPath.register(w, s),
+              io.ql3.worker.contract.OperationPath.heartbeat(w, s),
+          io.ql3.worker.contract.OperationPath.transition(w, s),
+              io.ql3.worker.contract.OperationPath.pull(w, s),
+          io.ql3.worker.contract.OperationPath.complete(w, s, r)
+        }) {
+      assertThat(io.ql3.worker.contract.OperationPath.parse(p.path())).isEqualTo(p);
     }
+  }
 }

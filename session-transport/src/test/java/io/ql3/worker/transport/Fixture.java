@@ -12,48 +12,60 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 
-/** One CA, a server certificate for 127.0.0.1/localhost and a client certificate for the vectors' worker. */
+/**
+ * One CA, a server certificate for 127.0.0.1/localhost and a client certificate for the vectors'
+ * worker.
+ */
 final class Fixture {
-    final TestPki.Issued ca = TestPki.rootCa("ql3w test CA");
-    final TestPki.Issued server = ca.issue(TestPki.Spec.forServer());
-    final TestPki.Issued client = ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
-    final MutableClock clock = new MutableClock(Instant.now());
-    final CredentialDir creds;
+  final TestPki.Issued ca = TestPki.rootCa("ql3w test CA");
+  final TestPki.Issued server = ca.issue(TestPki.Spec.forServer());
+  final TestPki.Issued client = ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
+  final MutableClock clock = new MutableClock(Instant.now());
+  final CredentialDir creds;
 
-    Fixture(Path dir) throws Exception {
-        creds = new CredentialDir(dir.resolve("creds")).write(client, ca, CredentialDir.TOKEN);
-    }
+  Fixture(Path dir) throws Exception {
+    creds = new CredentialDir(dir.resolve("creds")).write(client, ca, CredentialDir.TOKEN);
+  }
 
-    CredentialProvider provider() throws Exception {
-        return CredentialProvider.load(creds.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
-    }
+  CredentialProvider provider() throws Exception {
+    return CredentialProvider.load(
+        creds.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
+  }
 
-    TestServer.Builder serverBuilder() {
-        return TestServer.builder().certificate(server).clientCa(ca.cert());
-    }
+  TestServer.Builder serverBuilder() {
+    return TestServer.builder().certificate(server).clientCa(ca.cert());
+  }
 
-    static TransportSettings settings() {
-        return TransportSettings.defaults("0.1.0-test").withResponseTimeout(Duration.ofSeconds(10))
-                .withBackoff(Duration.ofMillis(50), Duration.ofMillis(400));
-    }
+  static TransportSettings settings() {
+    return TransportSettings.defaults("0.1.0-test")
+        .withResponseTimeout(Duration.ofSeconds(10))
+        .withBackoff(Duration.ofMillis(50), Duration.ofMillis(400));
+  }
 
-    IngressClient client(TestServer s) throws Exception {
-        return client(s, settings());
-    }
+  IngressClient client(TestServer s) throws Exception {
+    return client(s, settings());
+  }
 
-    IngressClient client(TestServer s, TransportSettings settings) throws Exception {
-        return IngressClient.open(new IngressEndpoint("127.0.0.1", s.port()), WorkerId.of(Vectors.WORKER), provider(),
-                settings);
-    }
+  IngressClient client(TestServer s, TransportSettings settings) throws Exception {
+    return IngressClient.open(
+        new IngressEndpoint("127.0.0.1", s.port()),
+        WorkerId.of(Vectors.WORKER),
+        provider(),
+        settings);
+  }
 
-    /** Answers every operation with a valid vector response. */
-    static CompletableFuture<TestServer.Reply> vectorAnswer(TestServer.Request r) {
-        String p = r.path();
-        String file = p.endsWith("/register") ? "register-edge-fresh.json"
-                : p.endsWith("/heartbeat") ? "heartbeat-active.json"
-                : p.endsWith("/transition") ? "transition-draining.json"
-                : p.endsWith("/pull") ? "pull-empty.json"
-                : "complete-succeeded.json";
-        return CompletableFuture.completedFuture(new TestServer.Respond(200, java.util.Map.of(), Vectors.response(file)));
-    }
+  /** Answers every operation with a valid vector response. */
+  static CompletableFuture<TestServer.Reply> vectorAnswer(TestServer.Request r) {
+    String p = r.path();
+    String file =
+        p.endsWith("/register")
+            ? "register-edge-fresh.json"
+            : p.endsWith("/heartbeat")
+                ? "heartbeat-active.json"
+                : p.endsWith("/transition")
+                    ? "transition-draining.json"
+                    : p.endsWith("/pull") ? "pull-empty.json" : "complete-succeeded.json";
+    return CompletableFuture.completedFuture(
+        new TestServer.Respond(200, java.util.Map.of(), Vectors.response(file)));
+  }
 }

@@ -17,63 +17,84 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A long poll goes out only on h2 (on http/1.1 it would block the one connection, contract
- * section 1), and a handshake-only probe ({@code check --connect}) sends no request at all.
+ * A long poll goes out only on h2 (on http/1.1 it would block the one connection, contract section
+ * 1), and a handshake-only probe ({@code check --connect}) sends no request at all.
  */
 class LongPollAndHandshakeTest {
-    private static final SessionId SESSION = new SessionId(Vectors.SESSION);
+  private static final SessionId SESSION = new SessionId(Vectors.SESSION);
 
-    @TempDir
-    Path tmp;
+  @TempDir Path tmp;
 
-    @Test
-    void aLongPollIsRefusedUnsentOnHttp1AndItsResendToo() throws Exception {
-        Fixture f = new Fixture(tmp);
-        try (TestServer server = f.serverBuilder().alpn(TestServer.Alpn.HTTP11_ONLY)
-                .responder(Fixture::vectorAnswer).start();
-                IngressClient client = f.client(server)) {
-            IngressResult<PullResponse> r = client.longPoll(SESSION, PullRequest.parse(Vectors.request("pull.json")),
-                    OfferPolicy.CONTRACT).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
-            assertThat(r.cause()).get().isInstanceOfSatisfying(TransportFailure.class,
-                    t -> assertThat(t.reason()).isEqualTo(TransportFailure.Reason.HTTP1_CONNECTION));
-            assertThat(r.request().h2Only()).isTrue();
-            assertThat(client.protocol()).isEqualTo("http/1.1");
-            assertThat(client.resend(r).get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
-            // The connection stays usable for everything else.
-            assertThat(client.heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
-                    .get(10, TimeUnit.SECONDS).isSuccess()).isTrue();
-            assertThat(server.requests()).extracting(TestServer.Request::path)
-                    .noneMatch(p -> p.endsWith("/pull"));
-            assertThat(client.connectionsOpened()).isEqualTo(1);
-        }
+  @Test
+  void aLongPollIsRefusedUnsentOnHttp1AndItsResendToo() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server =
+            f.serverBuilder()
+                .alpn(TestServer.Alpn.HTTP11_ONLY)
+                .responder(Fixture::vectorAnswer)
+                .start();
+        IngressClient client = f.client(server)) {
+      IngressResult<PullResponse> r =
+          client
+              .longPoll(
+                  SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT)
+              .get(10, TimeUnit.SECONDS);
+      assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
+      assertThat(r.cause())
+          .get()
+          .isInstanceOfSatisfying(
+              TransportFailure.class,
+              t -> assertThat(t.reason()).isEqualTo(TransportFailure.Reason.HTTP1_CONNECTION));
+      assertThat(r.request().h2Only()).isTrue();
+      assertThat(client.protocol()).isEqualTo("http/1.1");
+      assertThat(client.resend(r).get(10, TimeUnit.SECONDS).kind())
+          .isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
+      // The connection stays usable for everything else.
+      assertThat(
+              client
+                  .heartbeat(
+                      SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
+                  .get(10, TimeUnit.SECONDS)
+                  .isSuccess())
+          .isTrue();
+      assertThat(server.requests())
+          .extracting(TestServer.Request::path)
+          .noneMatch(p -> p.endsWith("/pull"));
+      assertThat(client.connectionsOpened()).isEqualTo(1);
     }
+  }
 
-    @Test
-    void aLongPollGoesOutOnH2() throws Exception {
-        Fixture f = new Fixture(tmp);
-        try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
-                IngressClient client = f.client(server)) {
-            IngressResult<PullResponse> r = client.longPoll(SESSION, PullRequest.parse(Vectors.request("pull.json")),
-                    OfferPolicy.CONTRACT).get(10, TimeUnit.SECONDS);
-            assertThat(r.kind()).as(r.toString()).isEqualTo(AnswerKind.SUCCESS);
-            assertThat(server.requests()).extracting(TestServer.Request::protocol).containsExactly("h2");
-        }
+  @Test
+  void aLongPollGoesOutOnH2() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
+        IngressClient client = f.client(server)) {
+      IngressResult<PullResponse> r =
+          client
+              .longPoll(
+                  SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT)
+              .get(10, TimeUnit.SECONDS);
+      assertThat(r.kind()).as(r.toString()).isEqualTo(AnswerKind.SUCCESS);
+      assertThat(server.requests()).extracting(TestServer.Request::protocol).containsExactly("h2");
     }
+  }
 
-    @Test
-    void aHandshakeSendsNoRequestAndReportsWhatWasNegotiated() throws Exception {
-        Fixture f = new Fixture(tmp);
-        for (TestServer.Alpn alpn : TestServer.Alpn.values()) {
-            try (TestServer server = f.serverBuilder().alpn(alpn).responder(Fixture::vectorAnswer).start();
-                    IngressClient client = f.client(server)) {
-                Handshake h = client.handshake(Duration.ofMillis(200)).get(10, TimeUnit.SECONDS);
-                assertThat(h.tlsVersion()).isEqualTo("TLSv1.3");
-                assertThat(h.protocol()).isEqualTo(alpn == TestServer.Alpn.HTTP11_ONLY ? "http/1.1" : "h2");
-                assertThat(h.serverAccepted()).as("only an h2 server proves it").isEqualTo(alpn != TestServer.Alpn.HTTP11_ONLY);
-                assertThat(server.requests()).isEmpty();
-                assertThat(client.connectionsOpened()).isEqualTo(1);
-            }
-        }
+  @Test
+  void aHandshakeSendsNoRequestAndReportsWhatWasNegotiated() throws Exception {
+    Fixture f = new Fixture(tmp);
+    for (TestServer.Alpn alpn : TestServer.Alpn.values()) {
+      try (TestServer server =
+              f.serverBuilder().alpn(alpn).responder(Fixture::vectorAnswer).start();
+          IngressClient client = f.client(server)) {
+        Handshake h = client.handshake(Duration.ofMillis(200)).get(10, TimeUnit.SECONDS);
+        assertThat(h.tlsVersion()).isEqualTo("TLSv1.3");
+        assertThat(h.protocol()).isEqualTo(alpn == TestServer.Alpn.HTTP11_ONLY ? "http/1.1" : "h2");
+        assertThat(h.serverAccepted())
+            .as("only an h2 server proves it")
+            .isEqualTo(alpn != TestServer.Alpn.HTTP11_ONLY);
+        assertThat(server.requests()).isEmpty();
+        assertThat(client.connectionsOpened()).isEqualTo(1);
+      }
     }
+  }
 }

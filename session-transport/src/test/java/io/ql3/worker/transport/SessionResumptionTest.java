@@ -25,91 +25,108 @@ import org.junit.jupiter.api.io.TempDir;
  * new certificate.
  */
 class SessionResumptionTest {
-    private static final SessionId SESSION = new SessionId(Vectors.SESSION);
-    private static final Duration SETTLE = Duration.ofSeconds(2);
+  private static final SessionId SESSION = new SessionId(Vectors.SESSION);
+  private static final Duration SETTLE = Duration.ofSeconds(2);
 
-    @TempDir
-    Path tmp;
+  @TempDir Path tmp;
 
-    private static HeartbeatRequest hb() throws Exception {
-        return HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
+  private static HeartbeatRequest hb() throws Exception {
+    return HeartbeatRequest.parse(Vectors.request("heartbeat-active.json"));
+  }
+
+  /**
+   * Every answer says {@code connection: close}: the client closes after it, so the next request
+   * reconnects.
+   */
+  private static CompletableFuture<TestServer.Reply> answerThenClose(TestServer.Request r) {
+    return CompletableFuture.completedFuture(
+        new TestServer.Respond(
+            200, Map.of("connection", "close"), Vectors.response("heartbeat-active.json")));
+  }
+
+  private static void heartbeatOk(IngressClient client) throws Exception {
+    IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
+    assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(AnswerKind.SUCCESS);
+  }
+
+  @Test
+  void h2ConnectionDoesExactlyOneHandshakeForManyRequests() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
+        IngressClient client = f.client(server)) {
+      for (int i = 0; i < 40; i++) {
+        heartbeatOk(client);
+      }
+      assertThat(client.protocol()).isEqualTo("h2");
+      assertThat(server.requests()).hasSize(40);
+      assertThat(server.connections()).isEqualTo(1);
+      assertThat(server.completedHandshakes()).isEqualTo(1);
+      assertThat(server.fullHandshakes()).isEqualTo(1);
+      assertThat(client.connectionsOpened()).isEqualTo(1);
     }
+  }
 
-    /** Every answer says {@code connection: close}: the client closes after it, so the next request reconnects. */
-    private static CompletableFuture<TestServer.Reply> answerThenClose(TestServer.Request r) {
-        return CompletableFuture.completedFuture(new TestServer.Respond(200, Map.of("connection", "close"),
-                Vectors.response("heartbeat-active.json")));
+  @Test
+  void http11KeepAliveConnectionDoesExactlyOneHandshakeForManyRequests() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server =
+            f.serverBuilder()
+                .alpn(TestServer.Alpn.HTTP11_ONLY)
+                .responder(Fixture::vectorAnswer)
+                .start();
+        IngressClient client = f.client(server)) {
+      for (int i = 0; i < 40; i++) {
+        heartbeatOk(client);
+      }
+      assertThat(client.protocol()).isEqualTo("http/1.1");
+      assertThat(server.requests()).hasSize(40);
+      assertThat(server.connections()).isEqualTo(1);
+      assertThat(server.completedHandshakes()).isEqualTo(1);
+      assertThat(server.fullHandshakes()).isEqualTo(1);
     }
+  }
 
-    private static void heartbeatOk(IngressClient client) throws Exception {
-        IngressResult<?> r = client.heartbeat(SESSION, hb()).get(10, TimeUnit.SECONDS);
-        assertThat(r.kind()).as("heartbeat result: %s", r).isEqualTo(AnswerKind.SUCCESS);
+  @Test
+  void reconnectWithTheSameGenerationResumesAndARotationForcesAFullHandshakeWithTheNewCertificate()
+      throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server =
+            f.serverBuilder()
+                .alpn(TestServer.Alpn.HTTP11_ONLY)
+                .responder(SessionResumptionTest::answerThenClose)
+                .start();
+        IngressClient client = f.client(server)) {
+      for (int i = 0; i < 4; i++) {
+        heartbeatOk(client);
+      }
+      // Four connections, one after the other; only the first verified our certificate.
+      assertThat(server.connections()).isEqualTo(4);
+      assertThat(server.completedHandshakes()).isEqualTo(4);
+      assertThat(server.fullHandshakes()).isEqualTo(1);
+      assertThat(server.resumedHandshakes()).isEqualTo(3);
+      assertThat(server.clientCertificates())
+          .containsExactlyElementsOf(Collections.nCopies(4, f.client.sha256()));
+
+      TestPki.Issued next = f.ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
+      f.creds.rotateAtomically(next);
+      f.clock.realNowPlus(SETTLE);
+      heartbeatOk(client); // generation 2: new SslContext, empty session cache: full handshake
+      heartbeatOk(client); // and that generation's session resumes in turn
+      assertThat(server.connections()).isEqualTo(6);
+      assertThat(server.fullHandshakes()).isEqualTo(2);
+      assertThat(server.resumedHandshakes()).isEqualTo(4);
+      assertThat(server.clientCertificates().subList(4, 6))
+          .containsExactly(next.sha256(), next.sha256());
+      assertThat(server.requests())
+          .extracting(TestServer.Request::clientSha256)
+          .containsExactly(
+              f.client.sha256(),
+              f.client.sha256(),
+              f.client.sha256(),
+              f.client.sha256(),
+              next.sha256(),
+              next.sha256());
+      assertThat(client.maxOpenSockets()).isEqualTo(1);
     }
-
-    @Test
-    void h2ConnectionDoesExactlyOneHandshakeForManyRequests() throws Exception {
-        Fixture f = new Fixture(tmp);
-        try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
-                IngressClient client = f.client(server)) {
-            for (int i = 0; i < 40; i++) {
-                heartbeatOk(client);
-            }
-            assertThat(client.protocol()).isEqualTo("h2");
-            assertThat(server.requests()).hasSize(40);
-            assertThat(server.connections()).isEqualTo(1);
-            assertThat(server.completedHandshakes()).isEqualTo(1);
-            assertThat(server.fullHandshakes()).isEqualTo(1);
-            assertThat(client.connectionsOpened()).isEqualTo(1);
-        }
-    }
-
-    @Test
-    void http11KeepAliveConnectionDoesExactlyOneHandshakeForManyRequests() throws Exception {
-        Fixture f = new Fixture(tmp);
-        try (TestServer server = f.serverBuilder().alpn(TestServer.Alpn.HTTP11_ONLY)
-                        .responder(Fixture::vectorAnswer).start();
-                IngressClient client = f.client(server)) {
-            for (int i = 0; i < 40; i++) {
-                heartbeatOk(client);
-            }
-            assertThat(client.protocol()).isEqualTo("http/1.1");
-            assertThat(server.requests()).hasSize(40);
-            assertThat(server.connections()).isEqualTo(1);
-            assertThat(server.completedHandshakes()).isEqualTo(1);
-            assertThat(server.fullHandshakes()).isEqualTo(1);
-        }
-    }
-
-    @Test
-    void reconnectWithTheSameGenerationResumesAndARotationForcesAFullHandshakeWithTheNewCertificate()
-            throws Exception {
-        Fixture f = new Fixture(tmp);
-        try (TestServer server = f.serverBuilder().alpn(TestServer.Alpn.HTTP11_ONLY)
-                        .responder(SessionResumptionTest::answerThenClose).start();
-                IngressClient client = f.client(server)) {
-            for (int i = 0; i < 4; i++) {
-                heartbeatOk(client);
-            }
-            // Four connections, one after the other; only the first verified our certificate.
-            assertThat(server.connections()).isEqualTo(4);
-            assertThat(server.completedHandshakes()).isEqualTo(4);
-            assertThat(server.fullHandshakes()).isEqualTo(1);
-            assertThat(server.resumedHandshakes()).isEqualTo(3);
-            assertThat(server.clientCertificates()).containsExactlyElementsOf(Collections.nCopies(4, f.client.sha256()));
-
-            TestPki.Issued next = f.ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
-            f.creds.rotateAtomically(next);
-            f.clock.realNowPlus(SETTLE);
-            heartbeatOk(client); // generation 2: new SslContext, empty session cache: full handshake
-            heartbeatOk(client); // and that generation's session resumes in turn
-            assertThat(server.connections()).isEqualTo(6);
-            assertThat(server.fullHandshakes()).isEqualTo(2);
-            assertThat(server.resumedHandshakes()).isEqualTo(4);
-            assertThat(server.clientCertificates().subList(4, 6)).containsExactly(next.sha256(), next.sha256());
-            assertThat(server.requests()).extracting(TestServer.Request::clientSha256)
-                    .containsExactly(f.client.sha256(), f.client.sha256(), f.client.sha256(), f.client.sha256(),
-                            next.sha256(), next.sha256());
-            assertThat(client.maxOpenSockets()).isEqualTo(1);
-        }
-    }
+  }
 }

@@ -7,9 +7,9 @@ import java.util.Properties;
 import java.util.regex.Pattern;
 
 /**
- * The version and git revision this agent was built from, as written into the jar by the build.
- * The capability snapshot publishes both; a build outside a git checkout reports a revision of
- * forty zeros, which reads as "unknown" rather than pretending to be a commit.
+ * The version and git revision this agent was built from, as written into the jar by the build. The
+ * capability snapshot publishes both; a build outside a git checkout reports a revision of forty
+ * zeros, which reads as "unknown" rather than pretending to be a commit.
  */
 public record BuildInfo(String version, String revision, boolean dirty) {
   private static final Pattern REVISION = Pattern.compile("^[0-9a-f]{40}$");

@@ -6,37 +6,53 @@ import java.util.EnumSet;
 import java.util.stream.Collectors;
 
 /**
- * Every process exit code of the agent ({@code ql3-worker run}) and of the other {@code
- * ql3-worker} commands, with its sysexits(3) name and what it means. The only owner of these
- * numbers: the code returns them, the usage text is generated from them, agent-cli's {@code
- * ExitCodeDocsTest} checks the README table and the systemd unit's {@code RestartPreventExitStatus}
- * against them.
+ * Every process exit code of the agent ({@code ql3-worker run}) and of the other {@code ql3-worker}
+ * commands, with its sysexits(3) name and what it means. The only owner of these numbers: the code
+ * returns them, the usage text is generated from them, agent-cli's {@code ExitCodeDocsTest} checks
+ * the README table and the systemd unit's {@code RestartPreventExitStatus} against them.
  */
 public enum ExitCode {
-  OK(0, "EX_OK",
+  OK(
+      0,
+      "EX_OK",
       "success: `run` stopped cleanly or is disabled (`enabled = false`); `status`: the agent is running;"
-          + " otherwise done, or everything checked is usable", false),
+          + " otherwise done, or everything checked is usable",
+      false),
   USAGE(64, "EX_USAGE", "usage error: an unknown option, a missing or invalid value", true),
   DATAERR(65, "EX_DATAERR", "the status file cannot be read", false),
   NOINPUT(66, "EX_NOINPUT", "no status file (the agent never ran with this configuration)", false),
-  UNAVAILABLE(69, "EX_UNAVAILABLE",
+  UNAVAILABLE(
+      69,
+      "EX_UNAVAILABLE",
       "not there: `check --connect`: the connection was refused or closed; `status`: the agent is not running"
-          + " (stopped, gone or stale: the reason is printed)", false),
+          + " (stopped, gone or stale: the reason is printed)",
+      false),
   SOFTWARE(70, "EX_SOFTWARE", "internal error (a bug: the log says what)", false),
   CANTCREAT(73, "EX_CANTCREAT", "the journal or work directory is not writable", false),
   IOERR(74, "EX_IOERR", "journal I/O failure", false),
-  TEMPFAIL(75, "EX_TEMPFAIL",
+  TEMPFAIL(
+      75,
+      "EX_TEMPFAIL",
       "try later: the journal is owned by another process, a connect or TLS handshake timed out,"
-          + " or `status --wait-ready` timed out", false),
-  PROTOCOL(76, "EX_PROTOCOL",
+          + " or `status --wait-ready` timed out",
+      false),
+  PROTOCOL(
+      76,
+      "EX_PROTOCOL",
       "TLS failure: the server chain is not trusted by `credentials.trust`, a name mismatch, or no TLS 1.3",
       false),
-  NOPERM(77, "EX_NOPERM",
+  NOPERM(
+      77,
+      "EX_NOPERM",
       "credentials unusable (`run`: when the connection is opened; at start they are waited for), or"
-          + " `check --connect`: the server refused the client certificate", false),
-  CONFIG(78, "EX_CONFIG",
+          + " `check --connect`: the server refused the client certificate",
+      false),
+  CONFIG(
+      78,
+      "EX_CONFIG",
       "configuration refused or journal recovery required (also: the certificate identity differs from"
-          + " `worker.id`, or `isolation = \"required\"` and a part of it is missing)", true);
+          + " `worker.id`, or `isolation = \"required\"` and a part of it is missing)",
+      true);
 
   private final int code;
   private final String sysexitsName;
@@ -66,27 +82,32 @@ public enum ExitCode {
   }
 
   /**
-   * Restarting the service cannot help (an operator must act): the systemd unit lists exactly
-   * these in {@code RestartPreventExitStatus}.
+   * Restarting the service cannot help (an operator must act): the systemd unit lists exactly these
+   * in {@code RestartPreventExitStatus}.
    */
   public boolean restartCannotFix() {
     return restartCannotFix;
   }
 
-  /** The constant for {@code code}. @throws IllegalArgumentException for a number not listed here */
+  /**
+   * The constant for {@code code}. @throws IllegalArgumentException for a number not listed here
+   */
   public static ExitCode of(int code) {
-    return Arrays.stream(values()).filter(e -> e.code == code).findFirst()
+    return Arrays.stream(values())
+        .filter(e -> e.code == code)
+        .findFirst()
         .orElseThrow(() -> new IllegalArgumentException("not an exit code of ql3-worker: " + code));
   }
 
   /** The codes whose restart cannot help, in order (for the systemd unit). */
   public static EnumSet<ExitCode> restartPrevented() {
-    return Arrays.stream(values()).filter(ExitCode::restartCannotFix)
+    return Arrays.stream(values())
+        .filter(ExitCode::restartCannotFix)
         .collect(Collectors.toCollection(() -> EnumSet.noneOf(ExitCode.class)));
   }
 
   /**
-   * Usage-text lines for {@code codes}, ascending: {@code "  78  configuration refused ..."}
+   * Usage-text lines for {@code codes}, ascending: {@code " 78 configuration refused ..."}
    * (backticks of the README's markdown dropped), wrapped at {@code width} columns with the
    * continuation lines indented under the meaning.
    */

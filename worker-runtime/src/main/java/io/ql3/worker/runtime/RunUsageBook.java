@@ -8,9 +8,9 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * Keeps what each process run used (from its cgroup) from the moment its executor reports it
- * until the run's {@code run.finished} line is written, and counts it in the metrics. Bounded: an
- * entry nobody takes (a run whose result was never harvested) is dropped after 1024 newer ones.
+ * Keeps what each process run used (from its cgroup) from the moment its executor reports it until
+ * the run's {@code run.finished} line is written, and counts it in the metrics. Bounded: an entry
+ * nobody takes (a run whose result was never harvested) is dropped after 1024 newer ones.
  */
 final class RunUsageBook implements RunObserver {
 

@@ -1,18 +1,16 @@
 package io.ql3.worker.runtime;
 
-import io.ql3.worker.runtime.cadence.ClockGapDetector;
-import io.ql3.worker.runtime.isolation.Isolation;
-import io.ql3.worker.runtime.isolation.IsolationException;
-import io.ql3.worker.runtime.isolation.RunUsage;
 import io.ql3.worker.capacity.CapacityLimits;
 import io.ql3.worker.capacity.CapacityOracle;
 import io.ql3.worker.capacity.LifecyclePhase;
+import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.FailureCategory;
 import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.RunId;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.Uuid7Generator;
@@ -25,12 +23,16 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunResult;
 import io.ql3.worker.runtime.boot.CredentialWait;
 import io.ql3.worker.runtime.cadence.Cadence;
+import io.ql3.worker.runtime.cadence.ClockGapDetector;
 import io.ql3.worker.runtime.cadence.Ticker;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.ProxySelection;
 import io.ql3.worker.runtime.exec.ExecutorConfigurationException;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.SystemExecutionClock;
+import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.IsolationException;
+import io.ql3.worker.runtime.isolation.RunUsage;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.runtime.metrics.AgentMetrics;
 import io.ql3.worker.runtime.metrics.MetricsFile;
@@ -39,8 +41,10 @@ import io.ql3.worker.runtime.plane.ExecutionPlane;
 import io.ql3.worker.runtime.plane.PlaneIngress;
 import io.ql3.worker.runtime.plane.PlaneListener;
 import io.ql3.worker.runtime.plane.PlaneSettings;
+import io.ql3.worker.runtime.plane.PullGate;
 import io.ql3.worker.runtime.session.SessionCoordinator;
 import io.ql3.worker.runtime.session.SessionInputs;
+import io.ql3.worker.runtime.session.SessionLease;
 import io.ql3.worker.runtime.session.SessionListener;
 import io.ql3.worker.runtime.session.SessionState;
 import io.ql3.worker.runtime.status.StatusFile;
@@ -48,11 +52,6 @@ import io.ql3.worker.runtime.status.StatusSnapshot;
 import io.ql3.worker.runtime.systemd.SystemdService;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
-import io.ql3.worker.contract.Answer;
-import io.ql3.worker.contract.Operation;
-import io.ql3.worker.runtime.plane.PullGate;
-import io.ql3.worker.runtime.session.SessionLease;
-import java.util.Optional;
 import io.ql3.worker.transport.TransportSettings;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
@@ -62,35 +61,42 @@ import java.security.SecureRandom;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The product composition root: it alone owns the start-up and shutdown order (contract section
- * 7, ADR-0122 §5).
+ * The product composition root: it alone owns the start-up and shutdown order (contract section 7,
+ * ADR-0122 §5).
  *
  * <p>Start-up: (the configuration gate ran before this class) → one credential provider and one
- * ingress client → the journal owned → run isolation (leftover run cgroups of this journal
- * killed) → the journal reconciled (runs left uncertain or not started are recorded, their
- * completions queued) → the single cadence starts and delivers those completions
- * to their old sessions → only then register, with capacity from the oracle → pulls allowed.
+ * ingress client → the journal owned → run isolation (leftover run cgroups of this journal killed)
+ * → the journal reconciled (runs left uncertain or not started are recorded, their completions
+ * queued) → the single cadence starts and delivers those completions to their old sessions → only
+ * then register, with capacity from the oracle → pulls allowed.
  *
  * <p>Shutdown (first SIGTERM/SIGINT): abort a parked pull → session {@code draining} with 0
  * capacity → the cadence keeps heartbeating and delivering → runs finish (after the drain timeout
  * they are cancelled cooperatively and complete {@code cancelled}) → {@code offline} once every run
- * is settled → release the journal → close the connection. A second signal cancels runs at once.
- * No timeout skips a step while a completion can still be produced.
+ * is settled → release the journal → close the connection. A second signal cancels runs at once. No
+ * timeout skips a step while a completion can still be produced.
  *
  * <p>Threads: the cadence thread runs every step; the transport has its one event-loop thread;
  * executors finish runs on their own (reaper and timer) threads and only wake the cadence.
  */
 public final class WorkerAgent {
   private static final Failure DRAIN_TIMEOUT =
-      new Failure(FailureCategory.TRANSIENT, "drain_timeout", "cancelled: the worker drained and its drain timeout passed");
+      new Failure(
+          FailureCategory.TRANSIENT,
+          "drain_timeout",
+          "cancelled: the worker drained and its drain timeout passed");
   private static final Failure SHUTDOWN_NOW =
-      new Failure(FailureCategory.TRANSIENT, "worker_shutdown", "cancelled: the worker was asked to stop at once");
+      new Failure(
+          FailureCategory.TRANSIENT,
+          "worker_shutdown",
+          "cancelled: the worker was asked to stop at once");
 
   /** Where the agent is in its own life (the session has its own, finer, state). */
   public enum Phase {
@@ -107,7 +113,11 @@ public final class WorkerAgent {
   }
 
   /** Things the process provides (tests pass their own). */
-  public record Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery,
+  public record Environment(
+      Clock wallClock,
+      Ticker ticker,
+      EventLog log,
+      boolean waitForRecovery,
       SystemdService systemd) {
     /** Not under systemd. */
     public Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {
@@ -122,7 +132,8 @@ public final class WorkerAgent {
   private final CountDownLatch stopped = new CountDownLatch(1);
   private final AtomicInteger signals = new AtomicInteger();
   private final AtomicInteger exitCode = new AtomicInteger(ExitCode.OK.code());
-  private final java.util.concurrent.atomic.AtomicBoolean reloadRequested = new java.util.concurrent.atomic.AtomicBoolean();
+  private final java.util.concurrent.atomic.AtomicBoolean reloadRequested =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   // Built by start(); used only on the cadence thread afterwards.
   private CredentialProvider credentials;
@@ -139,13 +150,16 @@ public final class WorkerAgent {
   private MetricsFile.Build buildLabels;
   private final RunUsageBook usage = new RunUsageBook(metrics);
   private Isolation isolation;
+
   /** A suspend stops the ticker, not the server's clock: 5 s, or 3 cadence periods if longer. */
   private final ClockGapDetector clockGaps;
+
   private String isolationSummary;
   private volatile Phase phase = Phase.RECONCILING;
   private long drainStartedAt;
   private boolean runsCancelled;
   private boolean drainLogged;
+
   /** A request to the ingress failed since start (for readiness: reconciled, retrying). */
   private boolean ingressFailed;
 
@@ -158,8 +172,8 @@ public final class WorkerAgent {
   }
 
   /**
-   * Starts the agent and blocks until it stopped; returns the process exit code. Start-up
-   * failures return their {@link ExitCode} after logging what to fix.
+   * Starts the agent and blocks until it stopped; returns the process exit code. Start-up failures
+   * return their {@link ExitCode} after logging what to fix.
    */
   public int run() {
     int code = start();
@@ -178,8 +192,8 @@ public final class WorkerAgent {
   }
 
   /**
-   * A shutdown signal (SIGTERM/SIGINT). The first begins the drain; the second cancels every run
-   * at once (the agent still waits for their results and delivers them). Safe from any thread.
+   * A shutdown signal (SIGTERM/SIGINT). The first begins the drain; the second cancels every run at
+   * once (the agent still waits for their results and delivers them). Safe from any thread.
    */
   public void requestShutdown() {
     int n = signals.incrementAndGet();
@@ -197,7 +211,12 @@ public final class WorkerAgent {
    */
   public void requestReload() {
     reloadRequested.set(true);
-    log.info("agent.signal", "signal", "HUP", "action", "reload credentials, reopen status and metrics files");
+    log.info(
+        "agent.signal",
+        "signal",
+        "HUP",
+        "action",
+        "reload credentials, reopen status and metrics files");
     Cadence c = cadence;
     if (c != null) {
       c.wake();
@@ -217,11 +236,28 @@ public final class WorkerAgent {
 
   private int start() {
     BuildInfo build = BuildInfo.load();
-    buildLabels = new MetricsFile.Build(build.version(), build.revision(), System.getProperty("java.version"),
-        config.profile().wireName());
-    log.info("agent.start", "version", build.version(), "revision", build.revision(),
-        "profile", config.profile().wireName(), "worker", config.workerId(), "config", config.source(),
-        "pid", ProcessHandle.current().pid(), "java", System.getProperty("java.version"));
+    buildLabels =
+        new MetricsFile.Build(
+            build.version(),
+            build.revision(),
+            System.getProperty("java.version"),
+            config.profile().wireName());
+    log.info(
+        "agent.start",
+        "version",
+        build.version(),
+        "revision",
+        build.revision(),
+        "profile",
+        config.profile().wireName(),
+        "worker",
+        config.workerId(),
+        "config",
+        config.source(),
+        "pid",
+        ProcessHandle.current().pid(),
+        "java",
+        System.getProperty("java.version"));
     WorkerId workerId;
     try {
       workerId = WorkerId.of(config.workerId());
@@ -232,17 +268,31 @@ public final class WorkerAgent {
 
     // 1. One credential provider (waiting until the files are usable), one ingress client.
     try {
-      CredentialFiles files = new CredentialFiles(config.credentials().certificate(), config.credentials().privateKey(),
-          config.credentials().trust(), config.credentials().token());
-      CredentialProvider.Settings settings = new CredentialProvider.Settings(Duration.ofSeconds(1),
-          Duration.ofDays(config.credentials().expiryWarningDays()),
-          CredentialProvider.Settings.defaults().checkInterval());
+      CredentialFiles files =
+          new CredentialFiles(
+              config.credentials().certificate(),
+              config.credentials().privateKey(),
+              config.credentials().trust(),
+              config.credentials().token());
+      CredentialProvider.Settings settings =
+          new CredentialProvider.Settings(
+              Duration.ofSeconds(1),
+              Duration.ofDays(config.credentials().expiryWarningDays()),
+              CredentialProvider.Settings.defaults().checkInterval());
       phase = Phase.WAITING_FOR_CREDENTIALS;
-      var loaded = new CredentialWait(() -> CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
-          files, env.ticker(), this::waitingForCredentials, () -> signals.get() > 0,
-          () -> reloadRequested.getAndSet(false)).await();
+      var loaded =
+          new CredentialWait(
+                  () ->
+                      CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
+                  files,
+                  env.ticker(),
+                  this::waitingForCredentials,
+                  () -> signals.get() > 0,
+                  () -> reloadRequested.getAndSet(false))
+              .await();
       if (loaded.isEmpty()) {
-        log.info("agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
+        log.info(
+            "agent.stopped", "phase", phase, "why", "stopped while waiting for usable credentials");
         phase = Phase.STOPPED;
         return ExitCode.OK.code();
       }
@@ -255,15 +305,29 @@ public final class WorkerAgent {
         log.error("config.invalid", "key", "HTTPS_PROXY", "problem", e.getMessage());
         return ExitCode.CONFIG.code();
       }
-      log.info("ingress.route", "ingress", config.ingress().host() + ":" + config.ingress().port(),
-          "proxy", route.proxy().map(Object::toString).orElse("none"), "source", route.source());
-      TransportSettings transport = TransportSettings.defaults(build.version())
-          .withResponseTimeout(Duration.ofSeconds(30)).withProxy(route.proxy().orElse(null));
-      client = IngressClient.open(new IngressEndpoint(config.ingress().host(), config.ingress().port()),
-          workerId, credentials, transport);
+      log.info(
+          "ingress.route",
+          "ingress",
+          config.ingress().host() + ":" + config.ingress().port(),
+          "proxy",
+          route.proxy().map(Object::toString).orElse("none"),
+          "source",
+          route.source());
+      TransportSettings transport =
+          TransportSettings.defaults(build.version())
+              .withResponseTimeout(Duration.ofSeconds(30))
+              .withProxy(route.proxy().orElse(null));
+      client =
+          IngressClient.open(
+              new IngressEndpoint(config.ingress().host(), config.ingress().port()),
+              workerId,
+              credentials,
+              transport);
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
-      return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH ? ExitCode.CONFIG.code() : ExitCode.NOPERM.code();
+      return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH
+          ? ExitCode.CONFIG.code()
+          : ExitCode.NOPERM.code();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       return ExitCode.SOFTWARE.code();
@@ -280,11 +344,18 @@ public final class WorkerAgent {
     try {
       isolation = IsolationStartup.open(config, log);
     } catch (IsolationException e) {
-      log.error("isolation.missing", "mode", "required", "missing", String.join("; ", e.missing()),
-          "action", "fix what is named, or set execution.isolation = \"auto\" (see docs/executors.md); no register, no pull");
+      log.error(
+          "isolation.missing",
+          "mode",
+          "required",
+          "missing",
+          String.join("; ", e.missing()),
+          "action",
+          "fix what is named, or set execution.isolation = \"auto\" (see docs/executors.md); no register, no pull");
       return ExitCode.CONFIG.code();
     } catch (IOException e) {
-      log.error("isolation.work_dir", "dir", config.execution().workDir(), "problem", e.getMessage());
+      log.error(
+          "isolation.work_dir", "dir", config.execution().workDir(), "problem", e.getMessage());
       return ExitCode.CONFIG.code();
     }
     metrics.isolation(isolation.parts());
@@ -300,43 +371,71 @@ public final class WorkerAgent {
       log.error("config.invalid", "key", "execution.executors", "problem", e.getMessage());
       return ExitCode.CONFIG.code();
     } catch (ContractViolation e) {
-      log.error("config.invalid", "key", "worker.labels", "problem", "capability refused: " + e.getMessage());
+      log.error(
+          "config.invalid",
+          "key",
+          "worker.labels",
+          "problem",
+          "capability refused: " + e.getMessage());
       return ExitCode.CONFIG.code();
     }
 
     executionClock = new SystemExecutionClock(env.wallClock());
-    oracle = new CapacityOracle(
-        new CapacityLimits(config.execution().maxConcurrentRuns(), config.journal().freeSpaceFloorBytes()), journal);
+    oracle =
+        new CapacityOracle(
+            new CapacityLimits(
+                config.execution().maxConcurrentRuns(), config.journal().freeSpaceFloorBytes()),
+            journal);
     SecureRandom random = new SecureRandom();
     Uuid7Generator ids = new Uuid7Generator(env.wallClock(), random);
-    Runnable wake = () -> {
-      Cadence c = cadence;
-      if (c != null) {
-        c.wake();
-      }
-    };
-    session = new SessionCoordinator(
-        SessionCoordinator.IngressClient.of(client, new TimedCalls(metrics)), capability,
-        new SessionInputs() {
-          @Override
-          public int availableSlots() {
-            return oracle.compute(lifecycle()).availableSlots();
+    Runnable wake =
+        () -> {
+          Cadence c = cadence;
+          if (c != null) {
+            c.wake();
           }
+        };
+    session =
+        new SessionCoordinator(
+            SessionCoordinator.IngressClient.of(client, new TimedCalls(metrics)),
+            capability,
+            new SessionInputs() {
+              @Override
+              public int availableSlots() {
+                return oracle.compute(lifecycle()).availableSlots();
+              }
 
-          @Override
-          public io.ql3.worker.contract.RunCounts runCounts() {
-            return plane.runCounts();
-          }
-        },
-        new SessionEvents(), ids, wake, Duration.ofSeconds(1), Duration.ofSeconds(30), random);
+              @Override
+              public io.ql3.worker.contract.RunCounts runCounts() {
+                return plane.runCounts();
+              }
+            },
+            new SessionEvents(),
+            ids,
+            wake,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(30),
+            random);
     journal.facts().session().ifPresent(f -> session.generationHeldBefore(f.generation()));
-    plane = new ExecutionPlane(
-        journal, PlaneIngress.of(client, new TimedCalls(metrics)), executors, OfferPolicy.of(capability),
-        new PlaneSettings(config.execution().workDir(), config.execution().pullPage(),
-            config.execution().longPoll(), Duration.ofSeconds(1), Duration.ofSeconds(60), 64),
-        ids, executionClock,
-        () -> oracle.compute(lifecycle()).availableSlots(),
-        new PlaneEvents(), wake, random);
+    plane =
+        new ExecutionPlane(
+            journal,
+            PlaneIngress.of(client, new TimedCalls(metrics)),
+            executors,
+            OfferPolicy.of(capability),
+            new PlaneSettings(
+                config.execution().workDir(),
+                config.execution().pullPage(),
+                config.execution().longPoll(),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60),
+                64),
+            ids,
+            executionClock,
+            () -> oracle.compute(lifecycle()).availableSlots(),
+            new PlaneEvents(),
+            wake,
+            random);
     statusFile = config.statusFile().map(StatusFile::new).orElse(null);
     metricsFile = config.metricsFile().map(MetricsFile::new).orElse(null);
 
@@ -344,31 +443,57 @@ public final class WorkerAgent {
     for (int i = 0; i < r.reportedUncertain(); i++) {
       metrics.runOutcome("uncertain");
     }
-    log.info("journal.reconciled", "uncertain", r.reportedUncertain(), "not_started", r.reportedNotStarted(),
-        "completions_to_deliver", r.completionsToDeliver());
+    log.info(
+        "journal.reconciled",
+        "uncertain",
+        r.reportedUncertain(),
+        "not_started",
+        r.reportedNotStarted(),
+        "completions_to_deliver",
+        r.completionsToDeliver());
 
     // 5. The single cadence: it delivers the reconciled completions, then registers.
-    cadence = new Cadence("ql3-cadence", config.cadence(), env.ticker(), this::step,
-        (t, e) -> onStepFailure(e));
+    cadence =
+        new Cadence(
+            "ql3-cadence", config.cadence(), env.ticker(), this::step, (t, e) -> onStepFailure(e));
     cadence.start();
     return ExitCode.OK.code();
   }
 
-  /** One failed credential load at start-up: said in the log, the status file and systemd's status. */
+  /**
+   * One failed credential load at start-up: said in the log, the status file and systemd's status.
+   */
   private void waitingForCredentials(CredentialException e) {
-    log.warn("credentials.waiting", "reason", e.reason(), "problem", e.getMessage(),
-        "action", "no register, no pull; loading again when a credential file changes and every "
-            + CredentialWait.RECHECK.toSeconds() + " s");
+    log.warn(
+        "credentials.waiting",
+        "reason",
+        e.reason(),
+        "problem",
+        e.getMessage(),
+        "action",
+        "no register, no pull; loading again when a credential file changes and every "
+            + CredentialWait.RECHECK.toSeconds()
+            + " s");
     String why = "waiting for usable credentials: " + e.getMessage();
     systemd.waiting(why, CredentialWait.RECHECK.multipliedBy(3));
-    config.statusFile().ifPresent(f -> {
-      try {
-        new StatusFile(f).write(StatusSnapshot.beforeSession(env.wallClock().instant(), ProcessHandle.current().pid(),
-            config.workerId(), config.profile().wireName(), "waiting_for_credentials", why));
-      } catch (IOException x) {
-        log.warn("status.write_failed", "file", f, "problem", x.getMessage());
-      }
-    });
+    config
+        .statusFile()
+        .ifPresent(
+            f -> {
+              try {
+                new StatusFile(f)
+                    .write(
+                        StatusSnapshot.beforeSession(
+                            env.wallClock().instant(),
+                            ProcessHandle.current().pid(),
+                            config.workerId(),
+                            config.profile().wireName(),
+                            "waiting_for_credentials",
+                            why));
+              } catch (IOException x) {
+                log.warn("status.write_failed", "file", f, "problem", x.getMessage());
+              }
+            });
   }
 
   private int openJournal() {
@@ -376,19 +501,36 @@ public final class WorkerAgent {
       try {
         journal = Journal.open(JournalConfig.of(config.journal().dir(), config.workerId()));
       } catch (JournalOwnedException e) {
-        log.error("journal.owned", "dir", config.journal().dir(), "owner_pid",
-            e.ownerPid().isPresent() ? e.ownerPid().getAsLong() : "unknown", "problem", e.getMessage());
+        log.error(
+            "journal.owned",
+            "dir",
+            config.journal().dir(),
+            "owner_pid",
+            e.ownerPid().isPresent() ? e.ownerPid().getAsLong() : "unknown",
+            "problem",
+            e.getMessage());
         return ExitCode.TEMPFAIL.code();
       } catch (RuntimeException e) {
-        log.error("journal.unreadable", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
+        log.error(
+            "journal.unreadable",
+            "dir",
+            config.journal().dir(),
+            "problem",
+            String.valueOf(e.getMessage()));
         return ExitCode.IOERR.code();
       }
       if (journal.status() == Journal.Status.OPEN) {
         log.info("journal.open", "dir", config.journal().dir(), "report", journal.report());
         return ExitCode.OK.code();
       }
-      log.error("journal.recovery_required", "dir", config.journal().dir(), "report", journal.report(),
-          "action", "inspect with 'ql3-worker journal inspect', resolve with 'ql3-worker journal resolve'; no register, no pull");
+      log.error(
+          "journal.recovery_required",
+          "dir",
+          config.journal().dir(),
+          "report",
+          journal.report(),
+          "action",
+          "inspect with 'ql3-worker journal inspect', resolve with 'ql3-worker journal resolve'; no register, no pull");
       journal.close();
       journal = null;
       if (!env.waitForRecovery()) {
@@ -426,7 +568,11 @@ public final class WorkerAgent {
     noticeCredentialChange();
     long lost = clockGaps.lost(now, env.wallClock().millis());
     if (lost > 0) {
-      log.warn("clock.gap", "lost_ms", lost / 1_000_000, "action",
+      log.warn(
+          "clock.gap",
+          "lost_ms",
+          lost / 1_000_000,
+          "action",
           "the monotonic clock missed this time (suspended?): lease moved earlier, heartbeat now, no pull until it is answered");
       session.clockGap(lost, now);
     }
@@ -445,7 +591,8 @@ public final class WorkerAgent {
       }
       case RUNNING -> {
         SessionState s = session.state();
-        boolean needsSession = s == SessionState.NONE || s == SessionState.FENCED || s == SessionState.EXPIRED;
+        boolean needsSession =
+            s == SessionState.NONE || s == SessionState.FENCED || s == SessionState.EXPIRED;
         // A new session only after every run of the old one is settled.
         if (needsSession && plane.settled() && !session.requestOutstanding()) {
           session.register(now);
@@ -474,8 +621,14 @@ public final class WorkerAgent {
         log.info("agent.ready", "notified", systemd.describe());
       } else if (ingressFailed) {
         systemd.ready(SystemdService.Readiness.READY_RETRYING, status);
-        log.info("agent.ready", "notified", systemd.describe(), "session_state", session.state(),
-            "why", "journal reconciled; the ingress is not reachable yet, retrying");
+        log.info(
+            "agent.ready",
+            "notified",
+            systemd.describe(),
+            "session_state",
+            session.state(),
+            "why",
+            "journal reconciled; the ingress is not reachable yet, retrying");
       }
     } else if (systemd.readiness() != SystemdService.Readiness.STARTING) {
       systemd.status(status);
@@ -487,47 +640,72 @@ public final class WorkerAgent {
   private String serviceStatus() {
     var runs = plane.runCounts();
     String problem = session.lastProblem();
-    boolean retrying = ingressFailed && !session.state().isLive() && phase != Phase.DRAINING && phase != Phase.STOPPED;
+    boolean retrying =
+        ingressFailed
+            && !session.state().isLive()
+            && phase != Phase.DRAINING
+            && phase != Phase.STOPPED;
     return (retrying ? "ingress unreachable, retrying; " : "")
-        + "phase " + phase.name().toLowerCase(java.util.Locale.ROOT)
-        + ", session " + session.state().name().toLowerCase(java.util.Locale.ROOT)
-        + " generation " + session.generation()
-        + ", runs " + runs.active() + " running " + runs.pendingCompletions() + " to deliver"
+        + "phase "
+        + phase.name().toLowerCase(java.util.Locale.ROOT)
+        + ", session "
+        + session.state().name().toLowerCase(java.util.Locale.ROOT)
+        + " generation "
+        + session.generation()
+        + ", runs "
+        + runs.active()
+        + " running "
+        + runs.pendingCompletions()
+        + " to deliver"
         + (problem == null || problem.isEmpty() ? "" : ", last problem: " + problem);
   }
 
-  /** SIGHUP on the cadence thread: credentials re-read now, status and metrics files reopened and rewritten. */
+  /**
+   * SIGHUP on the cadence thread: credentials re-read now, status and metrics files reopened and
+   * rewritten.
+   */
   private void reload() {
     var c = credentials.checkNow();
     statusFile = config.statusFile().map(StatusFile::new).orElse(null);
     metricsFile = config.metricsFile().map(MetricsFile::new).orElse(null);
     statusWritten = false;
     metricsWritten = false;
-    log.info("agent.reloaded", "credentials_generation", c.tls().generation(), "token",
-        c.token() == null ? "unusable" : "ok", "status_file", config.statusFile().map(Object::toString).orElse("none"),
-        "metrics_file", config.metricsFile().map(Object::toString).orElse("none"),
-        "note", "other configuration changes need a restart");
+    log.info(
+        "agent.reloaded",
+        "credentials_generation",
+        c.tls().generation(),
+        "token",
+        c.token() == null ? "unusable" : "ok",
+        "status_file",
+        config.statusFile().map(Object::toString).orElse("none"),
+        "metrics_file",
+        config.metricsFile().map(Object::toString).orElse("none"),
+        "note",
+        "other configuration changes need a restart");
   }
 
   /** The session as the plane reads it, at the moment a pull is sent or its answer harvested. */
-  private final PullGate sessionGate = new PullGate() {
-    @Override
-    public Optional<SessionLease> permit(long now) {
-      return session.pullPermit(now);
-    }
+  private final PullGate sessionGate =
+      new PullGate() {
+        @Override
+        public Optional<SessionLease> permit(long now) {
+          return session.pullPermit(now);
+        }
 
-    @Override
-    public boolean sessionEnded() {
-      return session.state().isEnded();
-    }
-  };
+        @Override
+        public boolean sessionEnded() {
+          return session.state().isEnded();
+        }
+      };
 
   private Object lastCredentials;
 
   /** A rotated certificate or token lets a suspended session retry at once (contract section 6). */
   private void noticeCredentialChange() {
     var current = credentials.current(); // cheap: a clock read between stats
-    Object seen = java.util.List.of(current.tls().generation(), java.util.Objects.requireNonNullElse(current.token(), ""));
+    Object seen =
+        java.util.List.of(
+            current.tls().generation(), java.util.Objects.requireNonNullElse(current.token(), ""));
     if (lastCredentials != null && !lastCredentials.equals(seen)) {
       log.info("credentials.changed", "generation", current.tls().generation());
       session.credentialsChanged();
@@ -553,9 +731,14 @@ public final class WorkerAgent {
     if (!plane.settled()) {
       if (!drainLogged && now - drainStartedAt >= config.execution().drainTimeout().toNanos()) {
         drainLogged = true;
-        log.warn("agent.drain.waiting", "running", plane.runCounts().active(),
-            "pending_completions", plane.runCounts().pendingCompletions(),
-            "why", "a run can still produce a completion: the journal stays owned");
+        log.warn(
+            "agent.drain.waiting",
+            "running",
+            plane.runCounts().active(),
+            "pending_completions",
+            plane.runCounts().pendingCompletions(),
+            "why",
+            "a run can still produce a completion: the journal stays owned");
       }
       return;
     }
@@ -577,8 +760,12 @@ public final class WorkerAgent {
 
   private void onStepFailure(Throwable e) {
     if (e instanceof JournalFailedException || e.getCause() instanceof JournalFailedException) {
-      log.error("journal.failed", "problem", String.valueOf(e.getMessage()),
-          "action", "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
+      log.error(
+          "journal.failed",
+          "problem",
+          String.valueOf(e.getMessage()),
+          "action",
+          "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
       exitCode.set(ExitCode.IOERR.code());
       phase = Phase.STOPPED;
       stopped.countDown();
@@ -614,22 +801,38 @@ public final class WorkerAgent {
       return;
     }
     // At most about once a second, and always on the last step.
-    if (statusWritten && phase != Phase.STOPPED && now - lastStatusAt < StatusFile.WRITE_INTERVAL.toNanos()) {
+    if (statusWritten
+        && phase != Phase.STOPPED
+        && now - lastStatusAt < StatusFile.WRITE_INTERVAL.toNanos()) {
       return;
     }
     lastStatusAt = now;
     statusWritten = true;
     var capacity = oracle.compute(lifecycle());
     var runs = plane.runCounts();
-    StatusSnapshot snap = new StatusSnapshot(
-        env.wallClock().instant(), ProcessHandle.current().pid(), config.workerId(), config.profile().wireName(),
-        phase.name().toLowerCase(java.util.Locale.ROOT),
-        session.sessionId().map(SessionId::value).orElse(null), session.generation(), session.version(),
-        session.state().name().toLowerCase(java.util.Locale.ROOT), session.leaseRemaining(now).toMillis(),
-        session.heartbeatIntervalMs(), capacity.availableSlots(), capacity.maxConcurrentRuns(),
-        capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT), runs.active(), runs.pendingCompletions(),
-        client.protocol(), client.connectionsOpened(), credentials.daysToExpiry(), session.lastProblem(),
-        isolationSummary);
+    StatusSnapshot snap =
+        new StatusSnapshot(
+            env.wallClock().instant(),
+            ProcessHandle.current().pid(),
+            config.workerId(),
+            config.profile().wireName(),
+            phase.name().toLowerCase(java.util.Locale.ROOT),
+            session.sessionId().map(SessionId::value).orElse(null),
+            session.generation(),
+            session.version(),
+            session.state().name().toLowerCase(java.util.Locale.ROOT),
+            session.leaseRemaining(now).toMillis(),
+            session.heartbeatIntervalMs(),
+            capacity.availableSlots(),
+            capacity.maxConcurrentRuns(),
+            capacity.limitedBy().name().toLowerCase(java.util.Locale.ROOT),
+            runs.active(),
+            runs.pendingCompletions(),
+            client.protocol(),
+            client.connectionsOpened(),
+            credentials.daysToExpiry(),
+            session.lastProblem(),
+            isolationSummary);
     if (statusFile != null) {
       try {
         statusFile.write(snap);
@@ -638,12 +841,19 @@ public final class WorkerAgent {
       }
     }
     // Scrapers read every 15 s or so: every 5 s is plenty, and always on the last step.
-    if (metricsFile != null && (phase == Phase.STOPPED || !metricsWritten
-        || now - lastMetricsAt >= TimeUnit.SECONDS.toNanos(5))) {
+    if (metricsFile != null
+        && (phase == Phase.STOPPED
+            || !metricsWritten
+            || now - lastMetricsAt >= TimeUnit.SECONDS.toNanos(5))) {
       lastMetricsAt = now;
       metricsWritten = true;
       try {
-        metricsFile.write(snap, metrics, credentials.tls().generation(), buildLabels, credentials.tls().notAfter());
+        metricsFile.write(
+            snap,
+            metrics,
+            credentials.tls().generation(),
+            buildLabels,
+            credentials.tls().notAfter());
       } catch (IOException e) {
         log.warn("metrics.write_failed", "file", metricsFile.path(), "problem", e.getMessage());
       }
@@ -662,11 +872,24 @@ public final class WorkerAgent {
         // The journal's directory failed under it (a device error turns ext4 read-only: the owner
         // file cannot be removed). The lock goes with the process; what was forced stays forced.
         // A journal I/O failure is exit 74, never an uncaught exception (exit 1).
-        log.error("journal.release_failed", "dir", config.journal().dir(), "problem", String.valueOf(e.getMessage()));
+        log.error(
+            "journal.release_failed",
+            "dir",
+            config.journal().dir(),
+            "problem",
+            String.valueOf(e.getMessage()));
         exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.IOERR.code());
       }
-      var stats = journal.stats(); // group commits over this process's life: forces per run in benchmarks
-      log.info("journal.released", "dir", config.journal().dir(), "records", stats.records(), "forces", stats.forces());
+      var stats =
+          journal.stats(); // group commits over this process's life: forces per run in benchmarks
+      log.info(
+          "journal.released",
+          "dir",
+          config.journal().dir(),
+          "records",
+          stats.records(),
+          "forces",
+          stats.forces());
     }
     if (client != null) {
       client.close();
@@ -691,15 +914,29 @@ public final class WorkerAgent {
 
     @Override
     public void stateChanged(SessionState from, SessionState to, String why) {
-      log.info("session.state", "from", from, "to", to, "session", session.sessionId().map(SessionId::value).orElse(""),
-          "generation", session.generation(), "why", why);
+      log.info(
+          "session.state",
+          "from",
+          from,
+          "to",
+          to,
+          "session",
+          session.sessionId().map(SessionId::value).orElse(""),
+          "generation",
+          session.generation(),
+          "why",
+          why);
       if (to == SessionState.ACTIVE) {
         ingressFailed = false;
       }
       if (to == SessionState.DRAINING) {
-        journal.append(new JournalRecord.DrainBegun(session.sessionId().orElseThrow().value(), session.generation()));
+        journal.append(
+            new JournalRecord.DrainBegun(
+                session.sessionId().orElseThrow().value(), session.generation()));
       } else if (to == SessionState.OFFLINE) {
-        journal.append(new JournalRecord.Offline(session.sessionId().orElseThrow().value(), session.generation()));
+        journal.append(
+            new JournalRecord.Offline(
+                session.sessionId().orElseThrow().value(), session.generation()));
       }
     }
 
@@ -729,18 +966,38 @@ public final class WorkerAgent {
   private final class PlaneEvents implements PlaneListener {
     @Override
     public void runStarted(String runId, long attempt, OptionalLong pid) {
-      log.info("run.started", "run", runId, "attempt", attempt, "pid", pid.isPresent() ? pid.getAsLong() : null);
+      log.info(
+          "run.started",
+          "run",
+          runId,
+          "attempt",
+          attempt,
+          "pid",
+          pid.isPresent() ? pid.getAsLong() : null);
     }
 
     @Override
     public void runFinished(String runId, long attempt, RunResult result) {
       metrics.runOutcome(result.outcome().name());
       RunUsage used = usage.take(runId, attempt);
-      log.info("run.finished", "run", runId, "attempt", attempt, "outcome", result.outcome(),
-          "exit_code", result.exitCode(), "duration_ms", result.durationMs(),
-          "failure", result.failure() == null ? null : result.failure().code(),
-          "cpu_ms", used.cpuMicros().isPresent() ? used.cpuMicros().getAsLong() / 1000 : null,
-          "peak_memory_bytes", used.peakMemoryBytes().isPresent() ? used.peakMemoryBytes().getAsLong() : null);
+      log.info(
+          "run.finished",
+          "run",
+          runId,
+          "attempt",
+          attempt,
+          "outcome",
+          result.outcome(),
+          "exit_code",
+          result.exitCode(),
+          "duration_ms",
+          result.durationMs(),
+          "failure",
+          result.failure() == null ? null : result.failure().code(),
+          "cpu_ms",
+          used.cpuMicros().isPresent() ? used.cpuMicros().getAsLong() / 1000 : null,
+          "peak_memory_bytes",
+          used.peakMemoryBytes().isPresent() ? used.peakMemoryBytes().getAsLong() : null);
     }
 
     @Override
@@ -755,7 +1012,8 @@ public final class WorkerAgent {
 
     @Override
     public void completionDelivered(String runId, long attempt, String disposition) {
-      log.info("completion.delivered", "run", runId, "attempt", attempt, "disposition", disposition);
+      log.info(
+          "completion.delivered", "run", runId, "attempt", attempt, "disposition", disposition);
     }
 
     @Override
@@ -771,14 +1029,31 @@ public final class WorkerAgent {
 
     @Override
     public void completionRefused(String runId, long attempt, String why) {
-      log.error("completion.refused", "run", runId, "attempt", attempt, "result", why, "action", "kept; retried later");
+      log.error(
+          "completion.refused",
+          "run",
+          runId,
+          "attempt",
+          attempt,
+          "result",
+          why,
+          "action",
+          "kept; retried later");
     }
 
     @Override
     public void completionUndeliverable(String runId, long attempt, String why) {
       metrics.completionUndeliverable();
-      log.error("completion.undeliverable", "run", runId, "attempt", attempt, "result", why,
-          "action", "settled as undeliverable in the journal (no resend can change this answer); the server"
+      log.error(
+          "completion.undeliverable",
+          "run",
+          runId,
+          "attempt",
+          attempt,
+          "result",
+          why,
+          "action",
+          "settled as undeliverable in the journal (no resend can change this answer); the server"
               + " reclaims the run by its lease");
     }
 

@@ -26,7 +26,8 @@ class ExitCodeTest {
     String text = ExitCode.usageLines(EnumSet.of(ExitCode.CONFIG, ExitCode.OK), 60);
     String[] lines = text.split("\n");
     assertThat(lines[0]).startsWith("   0  success:");
-    assertThat(Arrays.stream(lines).filter(l -> l.startsWith("  78  configuration refused"))).hasSize(1);
+    assertThat(Arrays.stream(lines).filter(l -> l.startsWith("  78  configuration refused")))
+        .hasSize(1);
     for (String l : lines) {
       assertThat(l.length()).as(l).isLessThanOrEqualTo(60);
       assertThat(l).matches("( {2}[ \\d]\\d {2}\\S| {6}\\S).*");

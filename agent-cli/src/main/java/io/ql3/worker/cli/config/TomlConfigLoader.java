@@ -23,9 +23,9 @@ import java.util.Map;
 /**
  * Loads the agent's TOML configuration file into a {@link ConfigReader.Result}.
  *
- * <p>It reads the file through jackson's TOML streaming parser into plain maps and lists (no
- * {@code ObjectMapper}: the long-running agent should not load databind's machinery for one file)
- * and hands the tree to {@link ConfigReader}, which does all validation.
+ * <p>It reads the file through jackson's TOML streaming parser into plain maps and lists (no {@code
+ * ObjectMapper}: the long-running agent should not load databind's machinery for one file) and
+ * hands the tree to {@link ConfigReader}, which does all validation.
  */
 public final class TomlConfigLoader {
   /** A configuration file is small; a larger one is a mistake, not a configuration. */
@@ -43,7 +43,8 @@ public final class TomlConfigLoader {
     byte[] bytes = readBounded(file);
     try {
       // Whoever can write the configuration decides what the agent trusts and runs.
-      FilePermissions.checkNotWritableByOthers(file, "configuration file", FilePermissions.Identity.current());
+      FilePermissions.checkNotWritableByOthers(
+          file, "configuration file", FilePermissions.Identity.current());
     } catch (CredentialException e) {
       throw new ConfigException(file, "", e.getMessage());
     }
@@ -54,7 +55,8 @@ public final class TomlConfigLoader {
       }
       return readObject(file, p);
     } catch (JsonProcessingException e) {
-      throw new ConfigException(file, "", "invalid TOML" + where(e.getLocation()) + ": " + e.getOriginalMessage());
+      throw new ConfigException(
+          file, "", "invalid TOML" + where(e.getLocation()) + ": " + e.getOriginalMessage());
     } catch (IOException e) {
       throw new ConfigException(file, "", "cannot read: " + e.getMessage());
     }
@@ -64,7 +66,8 @@ public final class TomlConfigLoader {
     try (InputStream in = Files.newInputStream(file)) {
       byte[] bytes = in.readNBytes(MAX_FILE_BYTES + 1);
       if (bytes.length > MAX_FILE_BYTES) {
-        throw new ConfigException(file, "", "larger than " + MAX_FILE_BYTES + " bytes; not a configuration file");
+        throw new ConfigException(
+            file, "", "larger than " + MAX_FILE_BYTES + " bytes; not a configuration file");
       }
       return bytes;
     } catch (NoSuchFileException e) {
@@ -74,7 +77,8 @@ public final class TomlConfigLoader {
     }
   }
 
-  private static Map<String, Object> readObject(Path file, JsonParser p) throws IOException, ConfigException {
+  private static Map<String, Object> readObject(Path file, JsonParser p)
+      throws IOException, ConfigException {
     Map<String, Object> out = new LinkedHashMap<>();
     JsonToken t;
     while ((t = p.nextToken()) == JsonToken.FIELD_NAME) {
@@ -93,13 +97,14 @@ public final class TomlConfigLoader {
     switch (t) {
       case START_OBJECT:
         return readObject(file, p);
-      case START_ARRAY: {
-        List<Object> list = new ArrayList<>();
-        while (p.nextToken() != JsonToken.END_ARRAY) {
-          list.add(readValue(file, p));
+      case START_ARRAY:
+        {
+          List<Object> list = new ArrayList<>();
+          while (p.nextToken() != JsonToken.END_ARRAY) {
+            list.add(readValue(file, p));
+          }
+          return list;
         }
-        return list;
-      }
       case VALUE_STRING:
         return p.getText();
       case VALUE_TRUE:
@@ -108,7 +113,9 @@ public final class TomlConfigLoader {
         return Boolean.FALSE;
       case VALUE_NUMBER_INT:
         if (p.getNumberType() == JsonParser.NumberType.BIG_INTEGER) {
-          throw new ConfigException(file, p.currentName() == null ? "" : p.currentName(),
+          throw new ConfigException(
+              file,
+              p.currentName() == null ? "" : p.currentName(),
               "integer out of range" + where(p.currentLocation()));
         }
         return p.getLongValue();

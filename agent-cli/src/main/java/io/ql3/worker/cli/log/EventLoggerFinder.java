@@ -7,17 +7,18 @@ import java.time.Clock;
 import java.util.ResourceBundle;
 
 /**
- * Routes every {@link System.Logger} of the agent's libraries (transport, journal) into the
- * agent's one-line-per-event log, so journald gets one format on stdout instead of the JDK's
- * two-line console format on stderr.
+ * Routes every {@link System.Logger} of the agent's libraries (transport, journal) into the agent's
+ * one-line-per-event log, so journald gets one format on stdout instead of the JDK's two-line
+ * console format on stderr.
  *
  * <p>The JDK finds this class through {@link java.util.ServiceLoader} and builds it with no
- * arguments, before {@code main} could hand it anything: so the target log is the one static
- * field here, set once by the {@code run} command ({@link #install(EventLog)}). Until then lines
- * go to stderr in logfmt.
+ * arguments, before {@code main} could hand it anything: so the target log is the one static field
+ * here, set once by the {@code run} command ({@link #install(EventLog)}). Until then lines go to
+ * stderr in logfmt.
  */
 public final class EventLoggerFinder extends System.LoggerFinder {
-  private static volatile EventLog target = new EventLog(System.err, LogFormat.LOGFMT, Clock.systemUTC());
+  private static volatile EventLog target =
+      new EventLog(System.err, LogFormat.LOGFMT, Clock.systemUTC());
 
   /**
    * Sends library log lines ({@link System.Logger} and Netty's) to {@code log} from now on, at its
@@ -67,7 +68,8 @@ public final class EventLoggerFinder extends System.LoggerFinder {
       if (!isLoggable(level)) {
         return;
       }
-      String msg = params == null || params.length == 0 ? format : MessageFormat.format(format, params);
+      String msg =
+          params == null || params.length == 0 ? format : MessageFormat.format(format, params);
       target.log(map(level), "log", "logger", shortName(), "msg", msg);
     }
 

@@ -23,12 +23,13 @@ final class NettyLogBridge extends AbstractInternalLogger {
 
   /** Makes every Netty logger created from now on write to the event log. */
   static void install() {
-    InternalLoggerFactory.setDefaultFactory(new InternalLoggerFactory() {
-      @Override
-      protected InternalLogger newInstance(String name) {
-        return new NettyLogBridge(name);
-      }
-    });
+    InternalLoggerFactory.setDefaultFactory(
+        new InternalLoggerFactory() {
+          @Override
+          protected InternalLogger newInstance(String name) {
+            return new NettyLogBridge(name);
+          }
+        });
   }
 
   private static boolean enabled(EventLog.Level level) {
@@ -44,8 +45,16 @@ final class NettyLogBridge extends AbstractInternalLogger {
       return;
     }
     String n = name();
-    EventLoggerFinder.target().log(level, "log", "logger", n.substring(n.lastIndexOf('.') + 1), "msg", msg,
-        "error", thrown);
+    EventLoggerFinder.target()
+        .log(
+            level,
+            "log",
+            "logger",
+            n.substring(n.lastIndexOf('.') + 1),
+            "msg",
+            msg,
+            "error",
+            thrown);
   }
 
   @Override
@@ -83,6 +92,7 @@ final class NettyLogBridge extends AbstractInternalLogger {
   public void trace(String msg, Throwable t) {
     write(EventLog.Level.DEBUG, msg, t);
   }
+
   @Override
   public boolean isDebugEnabled() {
     return enabled(EventLog.Level.DEBUG);
@@ -118,6 +128,7 @@ final class NettyLogBridge extends AbstractInternalLogger {
   public void debug(String msg, Throwable t) {
     write(EventLog.Level.DEBUG, msg, t);
   }
+
   @Override
   public boolean isInfoEnabled() {
     return enabled(EventLog.Level.INFO);
@@ -153,6 +164,7 @@ final class NettyLogBridge extends AbstractInternalLogger {
   public void info(String msg, Throwable t) {
     write(EventLog.Level.INFO, msg, t);
   }
+
   @Override
   public boolean isWarnEnabled() {
     return enabled(EventLog.Level.WARN);
@@ -188,6 +200,7 @@ final class NettyLogBridge extends AbstractInternalLogger {
   public void warn(String msg, Throwable t) {
     write(EventLog.Level.WARN, msg, t);
   }
+
   @Override
   public boolean isErrorEnabled() {
     return enabled(EventLog.Level.ERROR);

@@ -107,7 +107,9 @@ class TomlConfigLoaderTest {
   @Test
   void unknownKeyIsRefusedByItsDottedName() {
     ConfigException e =
-        refused(MINIMAL.replace("max-concurrent-runs = 2", "max-concurent-runs = 2"), AgentProfile.EDGE);
+        refused(
+            MINIMAL.replace("max-concurrent-runs = 2", "max-concurent-runs = 2"),
+            AgentProfile.EDGE);
     assertThat(e.key()).isEqualTo("execution.max-concurent-runs");
     assertThat(e.getMessage()).contains("unknown key");
   }
@@ -156,55 +158,90 @@ class TomlConfigLoaderTest {
 
   @Test
   void labelsAreCheckedAgainstTheContractRules() throws Exception {
-    String ok = MINIMAL.replace("[ingress]", "[worker.labels]\nrack = \"r12\"\n\"ql3.io/site\" = \"plant-07\"\n[ingress]");
+    String ok =
+        MINIMAL.replace(
+            "[ingress]",
+            "[worker.labels]\nrack = \"r12\"\n\"ql3.io/site\" = \"plant-07\"\n[ingress]");
     AgentConfig c = loadEnabled(ok, AgentProfile.EDGE);
     assertThat(c.labels()).isEqualTo(Map.of("rack", "r12", "ql3.io/site", "plant-07"));
 
     ConfigException badKey =
-        refused(MINIMAL.replace("[ingress]", "[worker.labels]\nRack = \"r12\"\n[ingress]"), AgentProfile.EDGE);
+        refused(
+            MINIMAL.replace("[ingress]", "[worker.labels]\nRack = \"r12\"\n[ingress]"),
+            AgentProfile.EDGE);
     assertThat(badKey.key()).isEqualTo("worker.labels.Rack");
 
     String longValue = "é".repeat(257);
     ConfigException tooLong =
-        refused(MINIMAL.replace("[ingress]", "[worker.labels]\nrack = \"" + longValue + "\"\n[ingress]"), AgentProfile.EDGE);
+        refused(
+            MINIMAL.replace(
+                "[ingress]", "[worker.labels]\nrack = \"" + longValue + "\"\n[ingress]"),
+            AgentProfile.EDGE);
     assertThat(tooLong.getMessage()).contains("longer than 256");
   }
 
   @Test
   void permanentExitCodesAreBounded() throws Exception {
     AgentConfig c =
-        loadEnabled(MINIMAL.replace("executors = [\"process\"]", "executors = [\"process\"]\npermanent-exit-codes = [2, 64]"), AgentProfile.EDGE);
+        loadEnabled(
+            MINIMAL.replace(
+                "executors = [\"process\"]",
+                "executors = [\"process\"]\npermanent-exit-codes = [2, 64]"),
+            AgentProfile.EDGE);
     assertThat(c.execution().permanentExitCodes()).containsExactlyInAnyOrder(2, 64);
     ConfigException e =
-        refused(MINIMAL.replace("executors = [\"process\"]", "executors = [\"process\"]\npermanent-exit-codes = [0]"), AgentProfile.EDGE);
+        refused(
+            MINIMAL.replace(
+                "executors = [\"process\"]",
+                "executors = [\"process\"]\npermanent-exit-codes = [0]"),
+            AgentProfile.EDGE);
     assertThat(e.key()).isEqualTo("execution.permanent-exit-codes");
   }
 
   @Test
-  void runsGetOneUidPerSlotFromTheBaseAndTheOldSharedAccountKeysAreRefusedWithTheRemedy() throws Exception {
-    String slots = MINIMAL.replaceAll("max-concurrent-runs = [0-9]+\n", "")
-        .replace("executors = [\"process\"]", "executors = [\"process\"]\nmax-concurrent-runs = 3");
+  void runsGetOneUidPerSlotFromTheBaseAndTheOldSharedAccountKeysAreRefusedWithTheRemedy()
+      throws Exception {
+    String slots =
+        MINIMAL
+            .replaceAll("max-concurrent-runs = [0-9]+\n", "")
+            .replace(
+                "executors = [\"process\"]", "executors = [\"process\"]\nmax-concurrent-runs = 3");
     AgentConfig d = loadEnabled(slots, AgentProfile.EDGE);
     assertThat(d.execution().isolation().accounts().first()).isEqualTo(70_000);
     assertThat(d.execution().isolation().accounts().last()).isEqualTo(70_002);
-    AgentConfig c = loadEnabled(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-uid-base = 200000"),
-        AgentProfile.EDGE);
+    AgentConfig c =
+        loadEnabled(
+            slots.replace(
+                "max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-uid-base = 200000"),
+            AgentProfile.EDGE);
     assertThat(c.execution().isolation().accounts().toString()).isEqualTo("uids 200000-200002");
     for (String bad : new String[] {"run-uid-base = 999", "run-uid-base = 2147483646"}) {
-      ConfigException e = refused(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\n" + bad),
-          AgentProfile.EDGE);
+      ConfigException e =
+          refused(
+              slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\n" + bad),
+              AgentProfile.EDGE);
       assertThat(e.key()).as(bad).isEqualTo("execution.run-uid-base");
     }
-    ConfigException old = refused(slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-user = \"ql3-run\""),
-        AgentProfile.EDGE);
+    ConfigException old =
+        refused(
+            slots.replace(
+                "max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-user = \"ql3-run\""),
+            AgentProfile.EDGE);
     assertThat(old.key()).isEqualTo("execution.run-user");
-    assertThat(old.getMessage()).contains("one uid of their own per slot").contains("run-uid-base").contains("remove the key");
+    assertThat(old.getMessage())
+        .contains("one uid of their own per slot")
+        .contains("run-uid-base")
+        .contains("remove the key");
   }
 
   @Test
   void aSignalStatusAsPermanentExitCodeIsAConfigurationErrorNotACrash() {
     ConfigException e =
-        refused(MINIMAL.replace("executors = [\"process\"]", "executors = [\"process\"]\npermanent-exit-codes = [130]"), AgentProfile.EDGE);
+        refused(
+            MINIMAL.replace(
+                "executors = [\"process\"]",
+                "executors = [\"process\"]\npermanent-exit-codes = [130]"),
+            AgentProfile.EDGE);
     assertThat(e.key()).isEqualTo("execution.permanent-exit-codes");
     assertThat(e.getMessage()).contains("killed by signal 2");
   }
@@ -221,13 +258,18 @@ class TomlConfigLoaderTest {
     ConfigException none = refused(MINIMAL, null);
     assertThat(none.key()).isEqualTo("profile");
     assertThat(none.getMessage()).contains("is not set");
-    assertThat(refused(MINIMAL.replace("enabled = true\n", "enabled = true\nprofile = \"big\"\n"), null).key())
+    assertThat(
+            refused(
+                    MINIMAL.replace("enabled = true\n", "enabled = true\nprofile = \"big\"\n"),
+                    null)
+                .key())
         .isEqualTo("profile");
   }
 
   @Test
   void logLevelIsOneOfFourAndInfoByDefault() throws Exception {
-    assertThat(loadEnabled(MINIMAL, AgentProfile.EDGE).logLevel()).isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.INFO);
+    assertThat(loadEnabled(MINIMAL, AgentProfile.EDGE).logLevel())
+        .isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.INFO);
     assertThat(loadEnabled(MINIMAL + "[log]\nlevel = \"debug\"\n", AgentProfile.EDGE).logLevel())
         .isEqualTo(io.ql3.worker.runtime.log.EventLog.Level.DEBUG);
     ConfigException e = refused(MINIMAL + "[log]\nlevel = \"verbose\"\n", AgentProfile.EDGE);
@@ -237,10 +279,14 @@ class TomlConfigLoaderTest {
   @Test
   void aConfigurationWritableByOthersIsRefused() throws Exception {
     Path f = write(MINIMAL);
-    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
-    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigException.class)
-        .hasMessageContaining("configuration file").hasMessageContaining("writable by others");
-    Files.setPosixFilePermissions(f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
+    Files.setPosixFilePermissions(
+        f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-rw-rw-"));
+    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("configuration file")
+        .hasMessageContaining("writable by others");
+    Files.setPosixFilePermissions(
+        f, java.nio.file.attribute.PosixFilePermissions.fromString("rw-r--r--"));
     assertThat(loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigReader.Enabled.class);
   }
 
@@ -251,7 +297,8 @@ class TomlConfigLoaderTest {
         .hasMessageContaining("nope.toml")
         .hasMessageContaining("no such file");
     Path big = dir.resolve("big.toml");
-    Files.write(big, ("# " + "x".repeat(1024) + "\n").repeat(1100).getBytes(StandardCharsets.UTF_8));
+    Files.write(
+        big, ("# " + "x".repeat(1024) + "\n").repeat(1100).getBytes(StandardCharsets.UTF_8));
     assertThatThrownBy(() -> loader.load(big, AgentProfile.EDGE))
         .isInstanceOf(ConfigException.class)
         .hasMessageContaining("larger than");

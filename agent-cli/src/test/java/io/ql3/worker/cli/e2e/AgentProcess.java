@@ -11,7 +11,9 @@ import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
-/** A real {@code ql3-worker run} child JVM (same java, the test class path), its output in a file. */
+/**
+ * A real {@code ql3-worker run} child JVM (same java, the test class path), its output in a file.
+ */
 final class AgentProcess {
   final Process process;
   final Path log;
@@ -26,20 +28,38 @@ final class AgentProcess {
   }
 
   /** With extra environment variables (e.g. {@code NOTIFY_SOCKET}). */
-  static AgentProcess start(Path config, String profile, Path log, java.util.Map<String, String> env)
-      throws IOException {
+  static AgentProcess start(
+      Path config, String profile, Path log, java.util.Map<String, String> env) throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> cmd = new ArrayList<>(List.of(java, "-XX:+UseSerialGC", "-Xmx64m",
-        "-cp", System.getProperty("java.class.path"),
-        "io.ql3.worker.cli.Main", "run", "--profile", profile, "--config", config.toString()));
+    List<String> cmd =
+        new ArrayList<>(
+            List.of(
+                java,
+                "-XX:+UseSerialGC",
+                "-Xmx64m",
+                "-cp",
+                System.getProperty("java.class.path"),
+                "io.ql3.worker.cli.Main",
+                "run",
+                "--profile",
+                profile,
+                "--config",
+                config.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd);
-    pb.environment().keySet().removeIf(k -> k.equals("NOTIFY_SOCKET") || k.startsWith("WATCHDOG_")
-        || k.equals("JOURNAL_STREAM") || k.equalsIgnoreCase("HTTPS_PROXY") || k.equalsIgnoreCase("NO_PROXY"));
+    pb.environment()
+        .keySet()
+        .removeIf(
+            k ->
+                k.equals("NOTIFY_SOCKET")
+                    || k.startsWith("WATCHDOG_")
+                    || k.equals("JOURNAL_STREAM")
+                    || k.equalsIgnoreCase("HTTPS_PROXY")
+                    || k.equalsIgnoreCase("NO_PROXY"));
     pb.environment().putAll(env);
-    Process p = pb
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
-        .start();
+    Process p =
+        pb.redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
+            .start();
     return new AgentProcess(p, log);
   }
 
@@ -53,7 +73,9 @@ final class AgentProcess {
 
   /** Waits until the output contains {@code text} (the timeout only bounds a broken run). */
   void awaitOutput(String text, Duration timeout) throws InterruptedException {
-    ControlPlaneFixture.await("agent output '" + text + "'\n" + output(), timeout,
+    ControlPlaneFixture.await(
+        "agent output '" + text + "'\n" + output(),
+        timeout,
         () -> output().contains(text) || !process.isAlive() && output().contains(text));
     if (!output().contains(text)) {
       throw new AssertionError("agent exited before '" + text + "':\n" + output());
@@ -62,8 +84,10 @@ final class AgentProcess {
 
   /** The pid of a run's process as logged by {@code run.started}. */
   OptionalLong runPid(String runId) {
-    Matcher m = Pattern.compile("event=run\\.started run=" + Pattern.quote(runId) + " attempt=\\d+ pid=(\\d+)")
-        .matcher(output());
+    Matcher m =
+        Pattern.compile(
+                "event=run\\.started run=" + Pattern.quote(runId) + " attempt=\\d+ pid=(\\d+)")
+            .matcher(output());
     return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
   }
 

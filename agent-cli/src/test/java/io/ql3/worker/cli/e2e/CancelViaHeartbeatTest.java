@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The server cancels a running {@code process} run: the request travels in a heartbeat's
- * {@code cancelRuns}, the run's process group gets SIGTERM (the shell's trap runs and its
- * background child dies too), and the run completes {@code cancelled}.
+ * The server cancels a running {@code process} run: the request travels in a heartbeat's {@code
+ * cancelRuns}, the run's process group gets SIGTERM (the shell's trap runs and its background child
+ * dies too), and the run completes {@code cancelled}.
  */
 class CancelViaHeartbeatTest {
   @TempDir Path dir;
@@ -27,14 +27,22 @@ class CancelViaHeartbeatTest {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, fast, false);
         InProcessAgent agent = InProcessAgent.start(cp.agentConfig(""))) {
       agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-      String runId = cp.submit(1, "process", "{\"argv\":[\"/bin/sh\",\"-c\",\"trap 'echo got-sigterm; exit 143' TERM;"
-          + " sleep 600 & echo sleeper=$!; wait\"],\"cwd\":null,\"env\":{}}").get(0);
+      String runId =
+          cp.submit(
+                  1,
+                  "process",
+                  "{\"argv\":[\"/bin/sh\",\"-c\",\"trap 'echo got-sigterm; exit 143' TERM;"
+                      + " sleep 600 & echo sleeper=$!; wait\"],\"cwd\":null,\"env\":{}}")
+              .get(0);
       agent.awaitOutput("event=run.started run=" + runId, Duration.ofSeconds(60));
 
-      assertThat(cp.server.controlPlane().cancel(runId)).isEqualTo(ControlPlane.CancelResult.CANCEL_REQUESTED);
+      assertThat(cp.server.controlPlane().cancel(runId))
+          .isEqualTo(ControlPlane.CancelResult.CANCEL_REQUESTED);
       // Delivered by the next heartbeat (every 5 s here), not by any other path.
       agent.awaitOutput("event=runs.cancel_requested runs=1", Duration.ofSeconds(30));
-      ControlPlaneFixture.await("the run completes", Duration.ofSeconds(60),
+      ControlPlaneFixture.await(
+          "the run completes",
+          Duration.ofSeconds(60),
           () -> cp.run(runId).state().equals("completed"));
 
       Views.RunView run = cp.run(runId);
@@ -44,7 +52,9 @@ class CancelViaHeartbeatTest {
       Matcher m = Pattern.compile("sleeper=(\\d+)").matcher(run.completion());
       assertThat(m.find()).as(run.completion()).isTrue();
       long sleeper = Long.parseLong(m.group(1));
-      ControlPlaneFixture.await("the background child is gone", Duration.ofSeconds(30),
+      ControlPlaneFixture.await(
+          "the background child is gone",
+          Duration.ofSeconds(30),
           () -> ProcessHandle.of(sleeper).map(h -> !h.isAlive()).orElse(true));
 
       assertThat(cp.sessions()).hasSize(1);

@@ -9,11 +9,13 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Duration;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** {@code check} and {@code status} as an operator's scripts use them, with real credentials and a real agent. */
+/**
+ * {@code check} and {@code status} as an operator's scripts use them, with real credentials and a
+ * real agent.
+ */
 class CheckAndStatusTest {
   @TempDir Path dir;
   final ByteArrayOutputStream out = new ByteArrayOutputStream();
@@ -22,7 +24,9 @@ class CheckAndStatusTest {
   int cli(String... args) {
     out.reset();
     err.reset();
-    return Main.execute(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+    return Main.execute(
+        args,
+        new PrintStream(out, true, StandardCharsets.UTF_8),
         new PrintStream(err, true, StandardCharsets.UTF_8));
   }
 
@@ -36,7 +40,9 @@ class CheckAndStatusTest {
 
   private static Path withProfile(Path config, String profile) throws Exception {
     String text = Files.readString(config);
-    Files.writeString(config, text.replaceFirst("enabled = true\n", "enabled = true\nprofile = \"" + profile + "\"\n"));
+    Files.writeString(
+        config,
+        text.replaceFirst("enabled = true\n", "enabled = true\nprofile = \"" + profile + "\"\n"));
     return config;
   }
 
@@ -60,9 +66,13 @@ class CheckAndStatusTest {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       Path config = cp.agentConfig("");
       Files.writeString(config.resolveSibling("not-a-dir"), "a file");
-      Files.writeString(config, Files.readString(config).replace("dir = \"journal\"", "dir = \"not-a-dir/journal\""));
+      Files.writeString(
+          config,
+          Files.readString(config).replace("dir = \"journal\"", "dir = \"not-a-dir/journal\""));
       assertThat(cli("check", "--profile", "edge", "--config", config.toString())).isEqualTo(73);
-      assertThat(err()).contains("directories: journal.dir ").contains("not-a-dir is not a directory");
+      assertThat(err())
+          .contains("directories: journal.dir ")
+          .contains("not-a-dir is not a directory");
     }
   }
 
@@ -72,7 +82,9 @@ class CheckAndStatusTest {
       Path config = withProfile(cp.agentConfig(""), "edge");
       AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"));
       try {
-        assertThat(cli("status", "--config", config.toString(), "--wait-ready=120")).as(err() + agent.output()).isZero();
+        assertThat(cli("status", "--config", config.toString(), "--wait-ready=120"))
+            .as(err() + agent.output())
+            .isZero();
         assertThat(out()).containsPattern("sessionState +active");
         assertThat(cp.sessions()).anyMatch(s -> s.status().equals("active"));
       } finally {

@@ -33,8 +33,8 @@ final class ControlPlaneFixture implements AutoCloseable {
 
   /**
    * The server's timing for tests that do not choose one: a 10 s heartbeat. Not the server's
-   * default (60 s): over http/1.1 an idle agent learns of new work from the next heartbeat's
-   * {@code workAvailable}, so a 60 s interval would make every http/1.1 scenario wait up to a minute.
+   * default (60 s): over http/1.1 an idle agent learns of new work from the next heartbeat's {@code
+   * workAvailable}, so a 60 s interval would make every http/1.1 scenario wait up to a minute.
    */
   static final Settings TEN_SECOND_HEARTBEATS = new Settings(10_000, 30_000, 30_000, 500, 64);
 
@@ -43,16 +43,29 @@ final class ControlPlaneFixture implements AutoCloseable {
   }
 
   /**
-   * @param settings the server's timing (e.g. a 5 s heartbeat interval for scenarios that wait for heartbeats)
-   * @param verbose also record an {@code answer} event for every 200 (request log for "no pull after X")
+   * @param settings the server's timing (e.g. a 5 s heartbeat interval for scenarios that wait for
+   *     heartbeats)
+   * @param verbose also record an {@code answer} event for every 200 (request log for "no pull
+   *     after X")
    */
   ControlPlaneFixture(Path dir, Alpn alpn, Settings settings, boolean verbose)
       throws IOException, InterruptedException {
     this.dir = dir;
     this.pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
     pki.create(List.of(WORKER));
-    this.server = ControlPlaneServer.start(new ControlPlaneServer.Config(pki.dir(), "127.0.0.1", 0, 0, alpn,
-        settings, Clock.systemUTC(), 1, events, verbose));
+    this.server =
+        ControlPlaneServer.start(
+            new ControlPlaneServer.Config(
+                pki.dir(),
+                "127.0.0.1",
+                0,
+                0,
+                alpn,
+                settings,
+                Clock.systemUTC(),
+                1,
+                events,
+                verbose));
   }
 
   /** The server's event log, kept in memory (thread-safe). */
@@ -68,7 +81,10 @@ final class ControlPlaneFixture implements AutoCloseable {
       return List.copyOf(lines);
     }
 
-    /** Index of the first line at or after {@code from} containing every one of {@code parts}; -1 if none. */
+    /**
+     * Index of the first line at or after {@code from} containing every one of {@code parts}; -1 if
+     * none.
+     */
     synchronized int indexOf(int from, String... parts) {
       for (int i = Math.max(0, from); i < lines.size(); i++) {
         String l = lines.get(i);
@@ -91,11 +107,12 @@ final class ControlPlaneFixture implements AutoCloseable {
 
   /** Connections of the worker, open and recently closed, oldest first. */
   List<io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView> connections() {
-    return java.util.stream.Stream.concat(server.connections().recentlyClosed().stream(),
-            server.connections().open().stream())
+    return java.util.stream.Stream.concat(
+            server.connections().recentlyClosed().stream(), server.connections().open().stream())
         .filter(c -> WORKER.equals(c.workerId()))
-        .sorted(java.util.Comparator.comparingLong(
-            io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView::id))
+        .sorted(
+            java.util.Comparator.comparingLong(
+                io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView::id))
         .toList();
   }
 
@@ -110,7 +127,8 @@ final class ControlPlaneFixture implements AutoCloseable {
   /** Writes an agent configuration for the edge profile and returns its path. */
   Path agentConfig(String extraExecution) throws IOException {
     Path w = pki.workerDir(WORKER);
-    String toml = """
+    String toml =
+        """
         enabled = true
         [worker]
         id = "%s"
@@ -132,8 +150,15 @@ final class ControlPlaneFixture implements AutoCloseable {
         file = "status.json"
         [metrics]
         file = "ql3-worker.prom"
-        """.formatted(WORKER, server.ingressAddress().getPort(), w.resolve("client.crt"), w.resolve("client.key"),
-        pki.caCert(), w.resolve("token"), extraExecution);
+        """
+            .formatted(
+                WORKER,
+                server.ingressAddress().getPort(),
+                w.resolve("client.crt"),
+                w.resolve("client.key"),
+                pki.caCert(),
+                w.resolve("token"),
+                extraExecution);
     Path agentDir = dir.resolve("agent");
     Files.createDirectories(agentDir);
     Path config = agentDir.resolve("agent.toml");
@@ -142,8 +167,20 @@ final class ControlPlaneFixture implements AutoCloseable {
   }
 
   List<String> submit(int count, String executor, String spec) {
-    return server.controlPlane().submit(new RunSubmission(count, executor, spec.getBytes(StandardCharsets.UTF_8),
-        60_000, WORKER, Map.of(), null, null, 0)).runIds();
+    return server
+        .controlPlane()
+        .submit(
+            new RunSubmission(
+                count,
+                executor,
+                spec.getBytes(StandardCharsets.UTF_8),
+                60_000,
+                WORKER,
+                Map.of(),
+                null,
+                null,
+                0))
+        .runIds();
   }
 
   Views.RunView run(String runId) {
@@ -159,7 +196,8 @@ final class ControlPlaneFixture implements AutoCloseable {
   }
 
   /** Waits for a condition the system must reach; the timeout only bounds a broken run. */
-  static void await(String what, Duration timeout, BooleanSupplier condition) throws InterruptedException {
+  static void await(String what, Duration timeout, BooleanSupplier condition)
+      throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() - deadline > 0) {

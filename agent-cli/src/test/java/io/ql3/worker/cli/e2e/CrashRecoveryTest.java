@@ -12,9 +12,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code kill -9} of a real agent process while a run is running, then a restart: the journal
- * says the run started and has no result, so the agent reports it {@code uncertain} to the session
- * it was offered under BEFORE registering a new session, and never runs it again.
+ * {@code kill -9} of a real agent process while a run is running, then a restart: the journal says
+ * the run started and has no result, so the agent reports it {@code uncertain} to the session it
+ * was offered under BEFORE registering a new session, and never runs it again.
  */
 class CrashRecoveryTest {
   @TempDir Path dir;
@@ -27,8 +27,12 @@ class CrashRecoveryTest {
       OptionalLong runPid = OptionalLong.empty();
       try {
         first.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-        String runId = cp.submit(1, "process",
-            "{\"argv\":[\"/bin/sh\",\"-c\",\"echo started; sleep 600\"],\"cwd\":null,\"env\":{}}").get(0);
+        String runId =
+            cp.submit(
+                    1,
+                    "process",
+                    "{\"argv\":[\"/bin/sh\",\"-c\",\"echo started; sleep 600\"],\"cwd\":null,\"env\":{}}")
+                .get(0);
         first.awaitOutput("event=run.started run=" + runId, Duration.ofSeconds(60));
         runPid = first.runPid(runId);
         String oldSession = cp.run(runId).lease().sessionId();
@@ -39,11 +43,15 @@ class CrashRecoveryTest {
         try {
           second.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
           String out = second.output();
-          assertThat(out).contains("event=journal.reconciled uncertain=1 not_started=0 completions_to_deliver=1");
+          assertThat(out)
+              .contains(
+                  "event=journal.reconciled uncertain=1 not_started=0 completions_to_deliver=1");
           int delivered = out.indexOf("event=completion.delivered run=" + runId);
           int registering = out.indexOf("to=REGISTERING");
           assertThat(delivered).as(out).isGreaterThanOrEqualTo(0);
-          assertThat(delivered).as("uncertain completion before the new register\n" + out).isLessThan(registering);
+          assertThat(delivered)
+              .as("uncertain completion before the new register\n" + out)
+              .isLessThan(registering);
 
           Views.RunView run = cp.run(runId);
           assertThat(run.state()).isEqualTo("quarantined");
@@ -54,7 +62,9 @@ class CrashRecoveryTest {
           assertThat(out).doesNotContain("event=run.started run=" + runId);
 
           List<Views.SessionView> sessions = cp.sessions();
-          assertThat(sessions).extracting(Views.SessionView::generation).containsExactlyInAnyOrder(1L, 2L);
+          assertThat(sessions)
+              .extracting(Views.SessionView::generation)
+              .containsExactlyInAnyOrder(1L, 2L);
 
           assertThat(second.terminate(Duration.ofSeconds(60))).as(second.output()).isEqualTo(0);
           assertThat(second.output()).contains("from=DRAINING to=OFFLINE");
@@ -64,10 +74,14 @@ class CrashRecoveryTest {
       } finally {
         first.process.destroyForcibly();
         // The killed agent's child leads its own process group: end the group (systemd would).
-        runPid.ifPresent(pid -> ProcessHandle.of(pid).ifPresent(h -> {
-          h.descendants().forEach(ProcessHandle::destroyForcibly);
-          h.destroyForcibly();
-        }));
+        runPid.ifPresent(
+            pid ->
+                ProcessHandle.of(pid)
+                    .ifPresent(
+                        h -> {
+                          h.descendants().forEach(ProcessHandle::destroyForcibly);
+                          h.destroyForcibly();
+                        }));
       }
     }
   }

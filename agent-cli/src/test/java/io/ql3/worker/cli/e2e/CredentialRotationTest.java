@@ -20,7 +20,8 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Credentials rotated by atomic file replacement while the agent runs, without a restart: a new
  * bearer token (the server re-reads the same file), then a new client certificate and key (the
- * agent opens a new connection with them, break-before-make). The session stays the same throughout.
+ * agent opens a new connection with them, break-before-make). The session stays the same
+ * throughout.
  */
 class CredentialRotationTest {
   @TempDir Path dir;
@@ -34,47 +35,74 @@ class CredentialRotationTest {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         String sessionId = cp.sessions().get(0).sessionId();
 
-        // ---- token: the agent's token file IS the server's (PKI/workers/ID/token), replaced atomically.
+        // ---- token: the agent's token file IS the server's (PKI/workers/ID/token), replaced
+        // atomically.
         long before = cp.sessions().get(0).version();
         cp.pki.writeToken(ControlPlaneFixture.WORKER, cp.pki.newToken());
-        // Only the new token is accepted from now on. The second heartbeat after the swap was surely sent
-        // after it (one interval after the first one's answer): its acceptance proves the new token.
-        ControlPlaneFixture.await("a heartbeat with the new token", Duration.ofSeconds(30),
+        // Only the new token is accepted from now on. The second heartbeat after the swap was
+        // surely sent
+        // after it (one interval after the first one's answer): its acceptance proves the new
+        // token.
+        ControlPlaneFixture.await(
+            "a heartbeat with the new token",
+            Duration.ofSeconds(30),
             () -> cp.sessions().get(0).version() >= before + 2);
         long rejectedInWindow = rejected(cp);
         long afterFirst = cp.sessions().get(0).version();
         String run = cp.submit(1, "noop", "{}").get(0);
-        ControlPlaneFixture.await("a run after the token rotation", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "a run after the token rotation",
+            Duration.ofSeconds(30),
             () -> cp.run(run).state().equals("completed"));
-        ControlPlaneFixture.await("another heartbeat", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "another heartbeat",
+            Duration.ofSeconds(30),
             () -> cp.sessions().get(0).version() > afterFirst);
-        assertThat(rejected(cp)).as("no 401 once the new token was in use").isEqualTo(rejectedInWindow);
-        System.out.println("token rotation: 401 answers before the agent's first request with the new token: "
-            + rejectedInWindow);
+        assertThat(rejected(cp))
+            .as("no 401 once the new token was in use")
+            .isEqualTo(rejectedInWindow);
+        System.out.println(
+            "token rotation: 401 answers before the agent's first request with the new token: "
+                + rejectedInWindow);
 
         // ---- certificate: a new key pair and certificate, both files swapped by rename.
         int connectionsBefore = cp.connections().size();
         Path workerDir = cp.pki.workerDir(ControlPlaneFixture.WORKER);
         Files.createDirectories(cp.pki.workerDir("staging"));
-        new DevPki(cp.pki.dir(), Duration.ofDays(10)).issueClient("staging", ControlPlaneFixture.WORKER, true);
+        new DevPki(cp.pki.dir(), Duration.ofDays(10))
+            .issueClient("staging", ControlPlaneFixture.WORKER, true);
         long swappedAt = System.currentTimeMillis();
-        Files.move(cp.pki.workerDir("staging").resolve("client.key"), workerDir.resolve("client.key"),
-            StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-        Files.move(cp.pki.workerDir("staging").resolve("client.crt"), workerDir.resolve("client.crt"),
-            StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            cp.pki.workerDir("staging").resolve("client.key"),
+            workerDir.resolve("client.key"),
+            StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            cp.pki.workerDir("staging").resolve("client.crt"),
+            workerDir.resolve("client.crt"),
+            StandardCopyOption.ATOMIC_MOVE,
+            StandardCopyOption.REPLACE_EXISTING);
 
-        ControlPlaneFixture.await("a new connection that carries requests", Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "a new connection that carries requests",
+            Duration.ofSeconds(60),
             () -> {
               List<ConnectionRegistry.ConnectionView> c = cp.connections();
               ConnectionRegistry.ConnectionView last = c.get(c.size() - 1);
-              return c.size() > connectionsBefore && last.openedAtMs() >= swappedAt && last.requests() > 0;
+              return c.size() > connectionsBefore
+                  && last.openedAtMs() >= swappedAt
+                  && last.requests() > 0;
             });
         // The agent installed the new certificate (10 days, the old one 30): its status says so.
         Path status = config.resolveSibling("status.json");
-        ControlPlaneFixture.await("the status shows the new certificate", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "the status shows the new certificate",
+            Duration.ofSeconds(30),
             () -> daysToExpiry(status) <= 10);
         String run2 = cp.submit(1, "noop", "{}").get(0);
-        ControlPlaneFixture.await("a run after the certificate rotation", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "a run after the certificate rotation",
+            Duration.ofSeconds(30),
             () -> cp.run(run2).state().equals("completed"));
 
         // Never restarted: one session all along, one agent start.
@@ -102,7 +130,8 @@ class CredentialRotationTest {
 
   private static long daysToExpiry(Path status) {
     try {
-      Matcher m = Pattern.compile("\"certificateDaysToExpiry\":(\\d+)").matcher(Files.readString(status));
+      Matcher m =
+          Pattern.compile("\"certificateDaysToExpiry\":(\\d+)").matcher(Files.readString(status));
       return m.find() ? Long.parseLong(m.group(1)) : Long.MAX_VALUE;
     } catch (java.io.IOException e) {
       return Long.MAX_VALUE; // being replaced: look again

@@ -14,10 +14,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * SIGTERM to a real {@code ql3-worker run} process while a run is running: the session goes
- * {@code draining} with 0 capacity, heartbeats go on, the run finishes and is completed, then
- * {@code offline} and exit 0. With a short {@code drain-timeout-ms} the run is cancelled
- * cooperatively and completed {@code cancelled} (code {@code drain_timeout}) before {@code offline}.
+ * SIGTERM to a real {@code ql3-worker run} process while a run is running: the session goes {@code
+ * draining} with 0 capacity, heartbeats go on, the run finishes and is completed, then {@code
+ * offline} and exit 0. With a short {@code drain-timeout-ms} the run is cancelled cooperatively and
+ * completed {@code cancelled} (code {@code drain_timeout}) before {@code offline}.
  */
 class DrainWithRunTest {
   private static final Settings FAST = new Settings(5_000, 15_000, 15_000, 500, 64);
@@ -32,8 +32,14 @@ class DrainWithRunTest {
       try {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         Path release = dir.resolve("release");
-        String runId = cp.submit(1, "process", "{\"argv\":[\"/bin/sh\",\"-c\",\"while [ ! -e '" + release
-            + "' ]; do sleep 0.1; done; echo finished after drain\"],\"cwd\":null,\"env\":{}}").get(0);
+        String runId =
+            cp.submit(
+                    1,
+                    "process",
+                    "{\"argv\":[\"/bin/sh\",\"-c\",\"while [ ! -e '"
+                        + release
+                        + "' ]; do sleep 0.1; done; echo finished after drain\"],\"cwd\":null,\"env\":{}}")
+                .get(0);
         agent.awaitOutput("event=run.started run=" + runId, Duration.ofSeconds(60));
         pid = agent.runPid(runId);
 
@@ -44,7 +50,9 @@ class DrainWithRunTest {
         assertThat(draining.availableSlots()).isZero();
         long versionAtDrain = draining.version();
         // The cadence keeps heartbeating the draining session while the run runs.
-        ControlPlaneFixture.await("a heartbeat while draining", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "a heartbeat while draining",
+            Duration.ofSeconds(30),
             () -> cp.sessions().get(0).version() > versionAtDrain);
         assertThat(cp.sessions().get(0).status()).isEqualTo("draining");
         assertThat(cp.sessions().get(0).availableSlots()).isZero();
@@ -63,7 +71,10 @@ class DrainWithRunTest {
         assertThat(cp.sessions().get(0).status()).isEqualTo("offline");
         String out = agent.output();
         int delivered = out.indexOf("event=completion.delivered run=" + runId);
-        assertThat(delivered).as(out).isPositive().isLessThan(out.indexOf("from=DRAINING to=OFFLINE"));
+        assertThat(delivered)
+            .as(out)
+            .isPositive()
+            .isLessThan(out.indexOf("from=DRAINING to=OFFLINE"));
         assertThat(cp.server.auditor().violations()).as(out).isEmpty();
       } finally {
         cleanUp(agent, pid);
@@ -74,13 +85,19 @@ class DrainWithRunTest {
   @Test
   void drainTimeoutCancelsTheRunCooperativelyThenGoesOffline() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FAST, false)) {
-      AgentProcess agent = AgentProcess.start(cp.agentConfig("drain-timeout-ms = 1000"), "edge",
-          dir.resolve("agent.log"));
+      AgentProcess agent =
+          AgentProcess.start(
+              cp.agentConfig("drain-timeout-ms = 1000"), "edge", dir.resolve("agent.log"));
       OptionalLong pid = OptionalLong.empty();
       try {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-        String runId = cp.submit(1, "process", "{\"argv\":[\"/bin/sh\",\"-c\",\"trap 'echo got-sigterm; exit 143' TERM;"
-            + " sleep 600 & wait\"],\"cwd\":null,\"env\":{}}").get(0);
+        String runId =
+            cp.submit(
+                    1,
+                    "process",
+                    "{\"argv\":[\"/bin/sh\",\"-c\",\"trap 'echo got-sigterm; exit 143' TERM;"
+                        + " sleep 600 & wait\"],\"cwd\":null,\"env\":{}}")
+                .get(0);
         agent.awaitOutput("event=run.started run=" + runId, Duration.ofSeconds(60));
         pid = agent.runPid(runId);
 
@@ -96,8 +113,12 @@ class DrainWithRunTest {
         String out = agent.output();
         assertThat(out).contains("event=runs.cancel reason=\"drain timeout\"");
         int delivered = out.indexOf("event=completion.delivered run=" + runId);
-        assertThat(delivered).as(out).isPositive().isLessThan(out.indexOf("from=DRAINING to=OFFLINE"));
-        assertThat(out.indexOf("from=ACTIVE to=DRAINING")).isLessThan(out.indexOf("event=runs.cancel"));
+        assertThat(delivered)
+            .as(out)
+            .isPositive()
+            .isLessThan(out.indexOf("from=DRAINING to=OFFLINE"));
+        assertThat(out.indexOf("from=ACTIVE to=DRAINING"))
+            .isLessThan(out.indexOf("event=runs.cancel"));
         assertThat(cp.server.auditor().violations()).as(out).isEmpty();
       } finally {
         cleanUp(agent, pid);
@@ -108,9 +129,13 @@ class DrainWithRunTest {
   private static void cleanUp(AgentProcess agent, OptionalLong runPid) {
     agent.process.destroyForcibly();
     System.out.println(agent.output()); // the child's lines in the test's report
-    runPid.ifPresent(p -> ProcessHandle.of(p).ifPresent(h -> {
-      h.descendants().forEach(ProcessHandle::destroyForcibly);
-      h.destroyForcibly();
-    }));
+    runPid.ifPresent(
+        p ->
+            ProcessHandle.of(p)
+                .ifPresent(
+                    h -> {
+                      h.descendants().forEach(ProcessHandle::destroyForcibly);
+                      h.destroyForcibly();
+                    }));
   }
 }

@@ -13,12 +13,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A drifting 200: the reference server's FaultPlan cannot make a 200 break the contract (its
- * faults are error statuses, drop-after-apply and delay), so the drift comes from a real situation
- * instead: the control plane restarts on the same address and PKI having lost its state. The
- * agent held generation 101; the new server registers it with generation 1, which is "not greater
- * than any generation held before" (contract section 6): drift. The agent must fail closed: treat
- * the session as fenced and never pull under it.
+ * A drifting 200: the reference server's FaultPlan cannot make a 200 break the contract (its faults
+ * are error statuses, drop-after-apply and delay), so the drift comes from a real situation
+ * instead: the control plane restarts on the same address and PKI having lost its state. The agent
+ * held generation 101; the new server registers it with generation 1, which is "not greater than
+ * any generation held before" (contract section 6): drift. The agent must fail closed: treat the
+ * session as fenced and never pull under it.
  */
 class DriftTest {
   @TempDir Path dir;
@@ -33,26 +33,46 @@ class DriftTest {
 
         cp.close(); // the control plane goes away with its memory...
         ControlPlaneFixture.ServerEvents events = new ControlPlaneFixture.ServerEvents();
-        ControlPlaneServer restarted = ControlPlaneServer.start(new ControlPlaneServer.Config(cp.pki.dir(),
-            "127.0.0.1", port, 0, Alpn.H2_AND_HTTP1, Settings.defaults(), Clock.systemUTC(), 1, events, true));
+        ControlPlaneServer restarted =
+            ControlPlaneServer.start(
+                new ControlPlaneServer.Config(
+                    cp.pki.dir(),
+                    "127.0.0.1",
+                    port,
+                    0,
+                    Alpn.H2_AND_HTTP1,
+                    Settings.defaults(),
+                    Clock.systemUTC(),
+                    1,
+                    events,
+                    true));
         try {
-          // ...and comes back on the same address: the old session is unknown there (409), the agent
+          // ...and comes back on the same address: the old session is unknown there (409), the
+          // agent
           // registers anew and is answered generation 1, then 2, ...: each one a drift.
-          ControlPlaneFixture.await("two registers on the restarted server", Duration.ofSeconds(60),
+          ControlPlaneFixture.await(
+              "two registers on the restarted server",
+              Duration.ofSeconds(60),
               () -> restarted.stats().snapshot().getOrDefault("register 200", 0L) >= 2);
           agent.awaitOutput("event=session.drift", Duration.ofSeconds(30));
 
           int firstRegister = events.indexOf(0, "register ", "generation=1");
           assertThat(firstRegister).as(events.toString()).isNotNegative();
-          List<String> pullsAfter = events.lines().subList(firstRegister, events.lines().size()).stream()
-              .filter(l -> l.startsWith("answer ") && l.contains(" pull "))
-              .toList();
+          List<String> pullsAfter =
+              events.lines().subList(firstRegister, events.lines().size()).stream()
+                  .filter(l -> l.startsWith("answer ") && l.contains(" pull "))
+                  .toList();
           assertThat(pullsAfter).as("no pull under a drifted session\n" + events).isEmpty();
-          // A pull of a wrongly accepted session would be parked (long poll), not answered: look there too.
+          // A pull of a wrongly accepted session would be parked (long poll), not answered: look
+          // there too.
           assertThat(restarted.controlPlane().parkedCount()).isZero();
           String out = agent.output();
-          assertThat(agent.count("to=ACTIVE")).as(out).isEqualTo(1); // only the first server's session
-          assertThat(out.indexOf("to=FENCED", out.indexOf("event=session.drift"))).as(out).isPositive();
+          assertThat(agent.count("to=ACTIVE"))
+              .as(out)
+              .isEqualTo(1); // only the first server's session
+          assertThat(out.indexOf("to=FENCED", out.indexOf("event=session.drift")))
+              .as(out)
+              .isPositive();
 
           assertThat(agent.shutdown(Duration.ofSeconds(60))).isZero();
         } finally {

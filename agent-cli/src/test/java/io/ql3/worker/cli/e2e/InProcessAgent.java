@@ -34,26 +34,33 @@ final class InProcessAgent implements AutoCloseable {
 
   private InProcessAgent(Path configFile) throws Exception {
     AgentConfig config =
-        ((ConfigReader.Enabled) new TomlConfigLoader().load(configFile, AgentProfile.EDGE)).config();
-    PrintStream tee = new PrintStream(new OutputStream() {
-      @Override
-      public void write(int b) {
-        synchronized (logs) {
-          logs.write(b);
-        }
-        System.out.write(b);
-      }
+        ((ConfigReader.Enabled) new TomlConfigLoader().load(configFile, AgentProfile.EDGE))
+            .config();
+    PrintStream tee =
+        new PrintStream(
+            new OutputStream() {
+              @Override
+              public void write(int b) {
+                synchronized (logs) {
+                  logs.write(b);
+                }
+                System.out.write(b);
+              }
 
-      @Override
-      public void write(byte[] b, int off, int len) {
-        synchronized (logs) {
-          logs.write(b, off, len);
-        }
-        System.out.write(b, off, len);
-      }
-    }, true, StandardCharsets.UTF_8);
+              @Override
+              public void write(byte[] b, int off, int len) {
+                synchronized (logs) {
+                  logs.write(b, off, len);
+                }
+                System.out.write(b, off, len);
+              }
+            },
+            true,
+            StandardCharsets.UTF_8);
     EventLog log = new EventLog(tee, AgentConfig.LogFormat.LOGFMT, Clock.systemUTC());
-    agent = new WorkerAgent(config, new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, false));
+    agent =
+        new WorkerAgent(
+            config, new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, false));
     exit = CompletableFuture.supplyAsync(agent::run);
   }
 
@@ -68,8 +75,8 @@ final class InProcessAgent implements AutoCloseable {
   }
 
   void awaitOutput(String text, Duration timeout) throws InterruptedException {
-    ControlPlaneFixture.await("agent output '" + text + "'", timeout,
-        () -> output().contains(text) || exit.isDone());
+    ControlPlaneFixture.await(
+        "agent output '" + text + "'", timeout, () -> output().contains(text) || exit.isDone());
     if (!output().contains(text)) {
       throw new AssertionError("agent stopped before '" + text + "':\n" + output());
     }
@@ -86,8 +93,10 @@ final class InProcessAgent implements AutoCloseable {
   }
 
   OptionalLong runPid(String runId) {
-    Matcher m = Pattern.compile("event=run\\.started run=" + Pattern.quote(runId) + " attempt=\\d+ pid=(\\d+)")
-        .matcher(output());
+    Matcher m =
+        Pattern.compile(
+                "event=run\\.started run=" + Pattern.quote(runId) + " attempt=\\d+ pid=(\\d+)")
+            .matcher(output());
     return m.find() ? OptionalLong.of(Long.parseLong(m.group(1))) : OptionalLong.empty();
   }
 
@@ -103,7 +112,8 @@ final class InProcessAgent implements AutoCloseable {
   @Override
   public void close() throws Exception {
     List<Long> pids = new ArrayList<>();
-    Matcher m = Pattern.compile("event=run\\.started run=\\S+ attempt=\\d+ pid=(\\d+)").matcher(output());
+    Matcher m =
+        Pattern.compile("event=run\\.started run=\\S+ attempt=\\d+ pid=(\\d+)").matcher(output());
     while (m.find()) {
       pids.add(Long.parseLong(m.group(1)));
     }
@@ -114,10 +124,12 @@ final class InProcessAgent implements AutoCloseable {
     }
     // Whatever happened above, no run process outlives the test.
     for (long pid : pids) {
-      ProcessHandle.of(pid).ifPresent(h -> {
-        h.descendants().forEach(ProcessHandle::destroyForcibly);
-        h.destroyForcibly();
-      });
+      ProcessHandle.of(pid)
+          .ifPresent(
+              h -> {
+                h.descendants().forEach(ProcessHandle::destroyForcibly);
+                h.destroyForcibly();
+              });
     }
   }
 }

@@ -14,9 +14,9 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code execution.isolation = "required"} end to end against the reference control plane: with
- * the run account present, a full life whose runs cannot read the agent's key, token or journal;
- * with it missing, exit 78 before anything is sent. The account switch needs root (CI is root).
+ * {@code execution.isolation = "required"} end to end against the reference control plane: with the
+ * run account present, a full life whose runs cannot read the agent's key, token or journal; with
+ * it missing, exit 78 before anything is sent. The account switch needs root (CI is root).
  */
 class IsolationEndToEndTest {
 
@@ -35,19 +35,49 @@ class IsolationEndToEndTest {
       long base = 4_000_000 + (ProcessHandle.current().pid() % 100_000) * 8;
       Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = " + base);
       Files.setAttribute(config.getParent(), "unix:mode", 0711);
-      Path key = Path.of(Files.readAllLines(config).stream().filter(l -> l.startsWith("private-key"))
-          .findFirst().orElseThrow().replaceAll(".*= \"(.*)\"", "$1"));
-      Path token = Path.of(Files.readAllLines(config).stream().filter(l -> l.startsWith("token"))
-          .findFirst().orElseThrow().replaceAll(".*= \"(.*)\"", "$1"));
+      Path key =
+          Path.of(
+              Files.readAllLines(config).stream()
+                  .filter(l -> l.startsWith("private-key"))
+                  .findFirst()
+                  .orElseThrow()
+                  .replaceAll(".*= \"(.*)\"", "$1"));
+      Path token =
+          Path.of(
+              Files.readAllLines(config).stream()
+                  .filter(l -> l.startsWith("token"))
+                  .findFirst()
+                  .orElseThrow()
+                  .replaceAll(".*= \"(.*)\"", "$1"));
       Path journal = config.resolveSibling("journal");
       try (InProcessAgent agent = InProcessAgent.start(config)) {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-        assertThat(agent.output()).contains("event=isolation.active").contains("user_switch=").contains("uids " + base + "-" + (base + 1));
-        String probe = "id -u; cat '" + key + "' 2>&1; cat '" + token + "' 2>&1; ls '" + journal + "' 2>&1; cat '"
-            + config.resolveSibling("status.json") + "' 2>&1; echo x > '" + journal + "/planted' 2>&1; exit 0";
-        List<String> ids = cp.submit(2, "process",
-            "{\"argv\":[\"/bin/sh\",\"-c\",\"" + probe.replace("\"", "\\\"") + "\"],\"cwd\":null,\"env\":{}}");
-        ControlPlaneFixture.await("runs complete", Duration.ofSeconds(60),
+        assertThat(agent.output())
+            .contains("event=isolation.active")
+            .contains("user_switch=")
+            .contains("uids " + base + "-" + (base + 1));
+        String probe =
+            "id -u; cat '"
+                + key
+                + "' 2>&1; cat '"
+                + token
+                + "' 2>&1; ls '"
+                + journal
+                + "' 2>&1; cat '"
+                + config.resolveSibling("status.json")
+                + "' 2>&1; echo x > '"
+                + journal
+                + "/planted' 2>&1; exit 0";
+        List<String> ids =
+            cp.submit(
+                2,
+                "process",
+                "{\"argv\":[\"/bin/sh\",\"-c\",\""
+                    + probe.replace("\"", "\\\"")
+                    + "\"],\"cwd\":null,\"env\":{}}");
+        ControlPlaneFixture.await(
+            "runs complete",
+            Duration.ofSeconds(60),
             () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
         for (String id : ids) {
           Views.RunView v = cp.run(id);
@@ -83,8 +113,10 @@ class IsolationEndToEndTest {
         agent.process.destroyForcibly();
         System.out.println(agent.output());
       }
-      assertThat(agent.output()).contains("event=isolation.missing")
-          .contains("run uids 65533-65534").contains("nobody(65534)");
+      assertThat(agent.output())
+          .contains("event=isolation.missing")
+          .contains("run uids 65533-65534")
+          .contains("nobody(65534)");
       assertThat(cp.server.stats().snapshot()).isEqualTo(before);
       assertThat(cp.answered("register")).isZero();
       assertThat(cp.answered("pull")).isZero();

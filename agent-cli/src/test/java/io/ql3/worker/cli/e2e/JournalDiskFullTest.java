@@ -15,10 +15,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The journal on a small real filesystem (a 16 MiB tmpfs) that fills up while the agent runs:
- * below its free-space floor the agent publishes 0 slots and sends no pull (a long poll parked
- * before may still bring its one offer), fails nothing, and takes work again by itself once space
- * returns. Mounting needs root (CI runs as root).
+ * The journal on a small real filesystem (a 16 MiB tmpfs) that fills up while the agent runs: below
+ * its free-space floor the agent publishes 0 slots and sends no pull (a long poll parked before may
+ * still bring its one offer), fails nothing, and takes work again by itself once space returns.
+ * Mounting needs root (CI runs as root).
  */
 class JournalDiskFullTest {
 
@@ -30,38 +30,54 @@ class JournalDiskFullTest {
   void belowTheFreeSpaceFloorNoWorkIsAcceptedAndItResumesWhenSpaceReturns() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FAST, false)) {
       Path config = cp.agentConfig("");
-      Files.writeString(config, Files.readString(config)
-          .replace("dir = \"journal\"\n", "dir = \"journal\"\nfree-space-floor-mib = 8\n"));
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("dir = \"journal\"\n", "dir = \"journal\"\nfree-space-floor-mib = 8\n"));
       Path journal = Files.createDirectories(config.resolveSibling("journal"));
       assumeTrue(mount(journal), "cannot mount a tmpfs here (needs root)");
       try {
         try (InProcessAgent agent = InProcessAgent.start(config)) {
           agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
           List<String> before = cp.submit(2, "noop", "{}");
-          ControlPlaneFixture.await("runs before the disk fills", Duration.ofSeconds(30),
+          ControlPlaneFixture.await(
+              "runs before the disk fills",
+              Duration.ofSeconds(30),
               () -> before.stream().allMatch(id -> cp.run(id).state().equals("completed")));
 
           // Fill the filesystem to 4 MiB free (< the 8 MiB floor).
           Path filler = journal.resolve("filler");
           long free = Files.getFileStore(journal).getUsableSpace();
           fill(filler, free - 4L * 1024 * 1024);
-          ControlPlaneFixture.await("0 slots published", Duration.ofSeconds(30),
-              () -> cp.sessions().stream().anyMatch(s -> s.status().equals("active") && s.availableSlots() == 0));
+          ControlPlaneFixture.await(
+              "0 slots published",
+              Duration.ofSeconds(30),
+              () ->
+                  cp.sessions().stream()
+                      .anyMatch(s -> s.status().equals("active") && s.availableSlots() == 0));
           long pullsAtZero = cp.answered("pull");
           List<String> during = cp.submit(3, "noop", "{}");
           long heartbeats = cp.answered("heartbeat");
-          ControlPlaneFixture.await("two more heartbeats at 0 slots", Duration.ofSeconds(30),
+          ControlPlaneFixture.await(
+              "two more heartbeats at 0 slots",
+              Duration.ofSeconds(30),
               () -> cp.answered("heartbeat") >= heartbeats + 2);
           // A long poll parked before the floor was crossed may still be answered (edge: one offer
           // per pull), and it is journaled and run; no pull is sent after it while below the floor.
-          assertThat(cp.answered("pull")).as("pulls below the floor").isLessThanOrEqualTo(pullsAtZero + 1);
+          assertThat(cp.answered("pull"))
+              .as("pulls below the floor")
+              .isLessThanOrEqualTo(pullsAtZero + 1);
           long queued = during.stream().filter(id -> cp.run(id).state().equals("queued")).count();
-          assertThat(queued).as(() -> during.stream().map(id -> cp.run(id).toString()).toList().toString())
+          assertThat(queued)
+              .as(() -> during.stream().map(id -> cp.run(id).toString()).toList().toString())
               .isGreaterThanOrEqualTo(during.size() - 1);
-          assertThat(cp.sessions()).anyMatch(s -> s.status().equals("active") && s.availableSlots() == 0);
+          assertThat(cp.sessions())
+              .anyMatch(s -> s.status().equals("active") && s.availableSlots() == 0);
 
           Files.delete(filler);
-          ControlPlaneFixture.await("work resumes once space returns", Duration.ofSeconds(30),
+          ControlPlaneFixture.await(
+              "work resumes once space returns",
+              Duration.ofSeconds(30),
               () -> during.stream().allMatch(id -> cp.run(id).state().equals("completed")));
           for (String id : during) {
             assertThat(cp.run(id).outcome()).isEqualTo("succeeded");
@@ -85,8 +101,11 @@ class JournalDiskFullTest {
   }
 
   private static boolean mount(Path at) throws Exception {
-    Process p = new ProcessBuilder("mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", at.toString())
-        .redirectErrorStream(true).start();
+    Process p =
+        new ProcessBuilder(
+                "mount", "-t", "tmpfs", "-o", "size=16m,mode=0700", "tmpfs", at.toString())
+            .redirectErrorStream(true)
+            .start();
     p.getInputStream().readAllBytes();
     return p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0;
   }

@@ -24,14 +24,15 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A real I/O error under the journal of a running agent process: the journal is an ext4 filesystem
- * ({@code data=journal}) on a loop device whose backing file is sparse and lives on a small tmpfs. Once
- * that tmpfs is full, the loop device fails the next write to a block never written before (the kernel
- * logs "critical space allocation error, dev loopN"), ext4 aborts its journal, and the agent's next
- * journal write or fsync fails with EIO or EROFS: not ENOSPC, so not the "disk full" path (free space
- * on the journal filesystem itself is plenty), but the journal's "write or force failed, nothing
- * retried". The agent must end with exit 74 (README) and nothing acknowledged may be lost: every run
- * the control plane saw completed is in the journal after the device is back, and after a restart no
- * run is reported succeeded that did not run to its end, and none runs twice.
+ * ({@code data=journal}) on a loop device whose backing file is sparse and lives on a small tmpfs.
+ * Once that tmpfs is full, the loop device fails the next write to a block never written before
+ * (the kernel logs "critical space allocation error, dev loopN"), ext4 aborts its journal, and the
+ * agent's next journal write or fsync fails with EIO or EROFS: not ENOSPC, so not the "disk full"
+ * path (free space on the journal filesystem itself is plenty), but the journal's "write or force
+ * failed, nothing retried". The agent must end with exit 74 (README) and nothing acknowledged may
+ * be lost: every run the control plane saw completed is in the journal after the device is back,
+ * and after a restart no run is reported succeeded that did not run to its end, and none runs
+ * twice.
  *
  * <p>Losetup, mkfs.ext4 and mount need root (CI runs as root); elsewhere the test is skipped. This
  * kernel has no device-mapper, so a loop device is the real block device available here.
@@ -41,10 +42,14 @@ class JournalIoErrorExitTest {
   @TempDir Path dir;
 
   @Test
-  void aJournalWriteErrorUnderARunningAgentEndsInExit74AndLosesNothingAcknowledged() throws Exception {
-    assumeTrue(tool("losetup") && tool("mkfs.ext4") && tool("mount"), "losetup, mkfs.ext4 and mount are needed");
+  void aJournalWriteErrorUnderARunningAgentEndsInExit74AndLosesNothingAcknowledged()
+      throws Exception {
+    assumeTrue(
+        tool("losetup") && tool("mkfs.ext4") && tool("mount"),
+        "losetup, mkfs.ext4 and mount are needed");
     Path outer = Files.createDirectories(dir.resolve("outer"));
-    assumeTrue(sh("mount", "-t", "tmpfs", "-o", "size=24m,mode=0700", "tmpfs", outer.toString()) == 0,
+    assumeTrue(
+        sh("mount", "-t", "tmpfs", "-o", "size=24m,mode=0700", "tmpfs", outer.toString()) == 0,
         "cannot mount a tmpfs here (needs root)");
     String loop = null;
     Path journal = null;
@@ -54,8 +59,10 @@ class JournalIoErrorExitTest {
       Path config = cp.agentConfig("");
       // The journal filesystem is small: a floor of 1 MiB (its free space stays far above that; the
       // fault is below it, in the device).
-      Files.writeString(config, Files.readString(config)
-          .replace("dir = \"journal\"\n", "dir = \"journal\"\nfree-space-floor-mib = 1\n"));
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("dir = \"journal\"\n", "dir = \"journal\"\nfree-space-floor-mib = 1\n"));
       journal = Files.createDirectories(config.resolveSibling("journal"));
       Path backing = outer.resolve("backing");
       try (RandomAccessFile f = new RandomAccessFile(backing.toFile(), "rw")) {
@@ -64,8 +71,17 @@ class JournalIoErrorExitTest {
       loop = out("losetup", "--find", "--show", backing.toString()).trim();
       // A 16 MiB ext4 journal never zeroed (lazy_journal_init): the test writes far less than that,
       // so every commit after the fill writes blocks the backing file does not have yet.
-      check("mkfs.ext4", "-q", "-F", "-b", "4096", "-J", "size=16", "-E",
-          "lazy_itable_init=1,lazy_journal_init=1,nodiscard", loop);
+      check(
+          "mkfs.ext4",
+          "-q",
+          "-F",
+          "-b",
+          "4096",
+          "-J",
+          "size=16",
+          "-E",
+          "lazy_itable_init=1,lazy_journal_init=1,nodiscard",
+          loop);
       check("mount", "-t", "ext4", "-o", "data=journal", loop, journal.toString());
       Files.setPosixFilePermissions(journal, PosixFilePermissions.fromString("rwx------"));
       Path marks = Files.createDirectories(dir.resolve("marks"));
@@ -78,14 +94,19 @@ class JournalIoErrorExitTest {
         before.add(cp.submit(1, "process", spec(marks, "0")).get(0));
       }
       try {
-        ControlPlaneFixture.await("runs before the fault completed", Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "runs before the fault completed",
+            Duration.ofSeconds(60),
             () -> before.stream().allMatch(id -> cp.run(id).state().equals("completed")));
       } catch (AssertionError e) {
-        throw new AssertionError(e.getMessage() + ": " + before.stream().map(cp::run).toList() + "\n" + first.output(), e);
+        throw new AssertionError(
+            e.getMessage() + ": " + before.stream().map(cp::run).toList() + "\n" + first.output(),
+            e);
       }
       assertThat(before).allMatch(id -> cp.run(id).outcome().equals("succeeded"));
 
-      // A run in progress when the fault comes: its start is journaled (before its process is launched).
+      // A run in progress when the fault comes: its start is journaled (before its process is
+      // launched).
       String running = cp.submit(1, "process", spec(marks, "0", 20)).get(0);
       first.awaitOutput("event=run.started run=" + running, Duration.ofSeconds(60));
       first.runPid(running).ifPresent(runPids::add);
@@ -96,8 +117,12 @@ class JournalIoErrorExitTest {
       fillUntilFull(outer.resolve("filler"));
       String during = cp.submit(1, "process", spec(marks, "0")).get(0);
       assertThat(first.process.waitFor(120, TimeUnit.SECONDS)).as(first.output()).isTrue();
-      assertThat(first.process.exitValue()).as(first.output()).isEqualTo(io.ql3.worker.runtime.ExitCode.IOERR.code());
-      assertThat(first.output()).contains("event=journal.failed").contains("event=agent.exit code=74")
+      assertThat(first.process.exitValue())
+          .as(first.output())
+          .isEqualTo(io.ql3.worker.runtime.ExitCode.IOERR.code());
+      assertThat(first.output())
+          .contains("event=journal.failed")
+          .contains("event=agent.exit code=74")
           .doesNotContain("No space left on device");
 
       // The device comes back (the filler goes, the loop device is attached again, ext4 replays).
@@ -108,15 +133,22 @@ class JournalIoErrorExitTest {
       loop = out("losetup", "--find", "--show", backing.toString()).trim();
       check("mount", "-t", "ext4", "-o", "data=journal", loop, journal.toString());
 
-      JournalInspector.Verification v = JournalInspector.verify(journal, ControlPlaneFixture.WORKER);
+      JournalInspector.Verification v =
+          JournalInspector.verify(journal, ControlPlaneFixture.WORKER);
       assertThat(v.recoveryRequired()).as(v.toString()).isEmpty();
       JournalFacts facts = v.facts();
-      // The run that was running has a journaled start and no result: uncertain, whatever its process did.
-      assertThat(v.wouldDeclareUncertain()).extracting(f -> f.key().runId()).as(v.toString()).contains(running);
+      // The run that was running has a journaled start and no result: uncertain, whatever its
+      // process did.
+      assertThat(v.wouldDeclareUncertain())
+          .extracting(f -> f.key().runId())
+          .as(v.toString())
+          .contains(running);
       for (String id : before) {
-        long attempt = Long.parseLong(cp.run(id).completion().replaceAll(".*\"attempt\":(\\d+).*", "$1"));
+        long attempt =
+            Long.parseLong(cp.run(id).completion().replaceAll(".*\"attempt\":(\\d+).*", "$1"));
         assertThat(facts.recentCompletion(id, attempt).map(RunFact::result))
-            .as("acknowledged run " + id + " in the journal: " + facts).isPresent();
+            .as("acknowledged run " + id + " in the journal: " + facts)
+            .isPresent();
       }
 
       // A restart on the recovered journal: the run offered while the journal was failing is run
@@ -124,12 +156,19 @@ class JournalIoErrorExitTest {
       AgentProcess second = AgentProcess.start(config, "edge", dir.resolve("agent-2.log"));
       agents.add(second);
       second.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-      ControlPlaneFixture.await("the run submitted during the fault completed", Duration.ofSeconds(90),
-          () -> cp.run(during).state().equals("completed") || cp.run(during).state().equals("quarantined"));
-      ControlPlaneFixture.await("the run that was running reported", Duration.ofSeconds(90),
+      ControlPlaneFixture.await(
+          "the run submitted during the fault completed",
+          Duration.ofSeconds(90),
+          () ->
+              cp.run(during).state().equals("completed")
+                  || cp.run(during).state().equals("quarantined"));
+      ControlPlaneFixture.await(
+          "the run that was running reported",
+          Duration.ofSeconds(90),
           () -> cp.run(running).outcome() != null);
-      assertThat(cp.run(running).outcome()).as("never reported succeeded: its result was never journaled\n"
-          + second.output()).isEqualTo("uncertain");
+      assertThat(cp.run(running).outcome())
+          .as("never reported succeeded: its result was never journaled\n" + second.output())
+          .isEqualTo("uncertain");
       assertThat(second.output()).doesNotContain("event=run.started run=" + running);
       List<String> all = new ArrayList<>(before);
       all.add(during);
@@ -138,7 +177,9 @@ class JournalIoErrorExitTest {
         Views.RunView r = cp.run(id);
         if ("succeeded".equals(r.outcome())) {
           long attempt = Long.parseLong(r.completion().replaceAll(".*\"attempt\":(\\d+).*", "$1"));
-          assertThat(marks.resolve(id + "." + attempt + ".end")).as("succeeded only after it ran: " + r).exists();
+          assertThat(marks.resolve(id + "." + attempt + ".end"))
+              .as("succeeded only after it ran: " + r)
+              .exists();
         }
       }
       assertThat(cp.run(during).outcome()).as(second.output()).isEqualTo("succeeded");
@@ -149,12 +190,15 @@ class JournalIoErrorExitTest {
         a.process.destroyForcibly();
         a.process.waitFor(30, TimeUnit.SECONDS);
       }
-      // The first agent's run leads its own process group: end it if it outlived everything (systemd would).
+      // The first agent's run leads its own process group: end it if it outlived everything
+      // (systemd would).
       for (long pid : runPids) {
-        ProcessHandle.of(pid).ifPresent(h -> {
-          h.descendants().forEach(ProcessHandle::destroyForcibly);
-          h.destroyForcibly();
-        });
+        ProcessHandle.of(pid)
+            .ifPresent(
+                h -> {
+                  h.descendants().forEach(ProcessHandle::destroyForcibly);
+                  h.destroyForcibly();
+                });
       }
       if (journal != null) {
         sh("umount", journal.toString());
@@ -173,8 +217,15 @@ class JournalIoErrorExitTest {
 
   /** The same, {@code seconds} between its start and its end. */
   private static String spec(Path marks, String code, int seconds) {
-    String script = "set -C; m=" + marks + "/$QL3_RUN_ID.$QL3_ATTEMPT; echo start > \\\"$m.start\\\" || echo \\\"$m\\\" >> "
-        + marks + "/twice; sleep " + seconds + "; echo end > \\\"$m.end\\\"; exit " + code;
+    String script =
+        "set -C; m="
+            + marks
+            + "/$QL3_RUN_ID.$QL3_ATTEMPT; echo start > \\\"$m.start\\\" || echo \\\"$m\\\" >> "
+            + marks
+            + "/twice; sleep "
+            + seconds
+            + "; echo end > \\\"$m.end\\\"; exit "
+            + code;
     return "{\"argv\":[\"/bin/sh\",\"-c\",\"" + script + "\"],\"cwd\":null,\"env\":{}}";
   }
 

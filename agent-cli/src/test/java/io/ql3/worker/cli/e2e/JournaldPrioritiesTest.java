@@ -22,7 +22,9 @@ class JournaldPrioritiesTest {
     return a.get("dev") + ":" + a.get("ino");
   }
 
-  /** Starts an agent (its ingress unreachable: it logs info and warnings) and returns its output. */
+  /**
+   * Starts an agent (its ingress unreachable: it logs info and warnings) and returns its output.
+   */
   private String runUntilWarned(Path config, Path log, Map<String, String> env) throws Exception {
     AgentProcess agent = AgentProcess.start(config, "edge", log, env);
     try {
@@ -42,16 +44,24 @@ class JournaldPrioritiesTest {
 
     Path journald = Files.createFile(dir.resolve("journald.log"));
     String out = runUntilWarned(config, journald, Map.of("JOURNAL_STREAM", streamOf(journald)));
-    assertThat(out.lines().filter(l -> l.contains("event=agent.start"))).singleElement().asString().startsWith("<6>ts=");
-    assertThat(out.lines().filter(l -> l.contains("event=session.request_failed"))).first().asString()
+    assertThat(out.lines().filter(l -> l.contains("event=agent.start")))
+        .singleElement()
+        .asString()
+        .startsWith("<6>ts=");
+    assertThat(out.lines().filter(l -> l.contains("event=session.request_failed")))
+        .first()
+        .asString()
         .startsWith("<4>ts=");
-    assertThat(out.lines().filter(l -> l.contains(" event=")).filter(l -> !l.startsWith("<"))).isEmpty();
+    assertThat(out.lines().filter(l -> l.contains(" event=")).filter(l -> !l.startsWith("<")))
+        .isEmpty();
 
     Path redirected = Files.createFile(dir.resolve("redirected.log"));
     Path other = Files.createFile(dir.resolve("other"));
     out = runUntilWarned(config, redirected, Map.of("JOURNAL_STREAM", streamOf(other)));
     assertThat(out).contains("event=agent.start").doesNotContain("<6>").doesNotContain("<4>");
-    assertThat(out.lines().filter(l -> l.contains("event=session.request_failed"))).first().asString()
+    assertThat(out.lines().filter(l -> l.contains("event=session.request_failed")))
+        .first()
+        .asString()
         .startsWith("ts=");
   }
 
@@ -63,6 +73,8 @@ class JournaldPrioritiesTest {
     }
     Files.writeString(config, Files.readString(config) + "[log]\nlevel = \"warn\"\n");
     String out = runUntilWarned(config, dir.resolve("agent.log"), Map.of());
-    assertThat(out).contains("level=warn event=session.request_failed").doesNotContain("level=info");
+    assertThat(out)
+        .contains("level=warn event=session.request_failed")
+        .doesNotContain("level=info");
   }
 }

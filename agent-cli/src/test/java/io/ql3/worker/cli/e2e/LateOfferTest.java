@@ -12,8 +12,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * An offer that arrives after its session ended must never run (contract section 7, rule 4: stop
- * pulling at once on local lease expiry; the server reclaims that session's runs). Over http/1.1
- * a pull cannot be aborted and blocks the one connection: the server applies the pull (leasing the
+ * pulling at once on local lease expiry; the server reclaims that session's runs). Over http/1.1 a
+ * pull cannot be aborted and blocks the one connection: the server applies the pull (leasing the
  * run to the session) and answers only after the local lease of 15 s has passed, so no heartbeat
  * could renew it. The agent must complete that attempt {@code cancelled} with the transient code
  * {@code not_started} (so the server may offer it again: its retry policy decides) instead of
@@ -31,11 +31,14 @@ class LateOfferTest {
       cp.server.faults().add("pull", Fault.Action.DELAY, 0, null, 0, 20_000, 1);
       try (InProcessAgent agent = InProcessAgent.start(cp.agentConfig(""))) {
         agent.awaitOutput("to=EXPIRED", Duration.ofSeconds(60));
-        agent.awaitOutput("event=completion.delivered run=" + runId + " attempt=1", Duration.ofSeconds(60));
+        agent.awaitOutput(
+            "event=completion.delivered run=" + runId + " attempt=1", Duration.ofSeconds(60));
         assertThat(agent.output()).doesNotContain("event=run.started run=" + runId);
         var run = cp.run(runId);
         assertThat(run.outcome()).isEqualTo("cancelled");
-        assertThat(run.completion()).contains("\"code\":\"not_started\"").contains("\"category\":\"transient\"");
+        assertThat(run.completion())
+            .contains("\"code\":\"not_started\"")
+            .contains("\"category\":\"transient\"");
         // Then a new session: the late answer is settled, so registering again is allowed.
         agent.awaitOutput("generation=2", Duration.ofSeconds(60));
       }

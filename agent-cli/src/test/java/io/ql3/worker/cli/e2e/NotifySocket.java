@@ -17,28 +17,35 @@ import java.util.List;
 
 /**
  * What systemd listens on for sd_notify(3): a real {@code AF_UNIX} datagram socket bound to a path.
- * Each datagram received is kept in order of arrival, with the number of lines its test saw
- * before it.
+ * Each datagram received is kept in order of arrival, with the number of lines its test saw before
+ * it.
  */
 final class NotifySocket implements AutoCloseable {
   final Path path;
-  private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(1, EpollIoHandler.newFactory());
   private final Channel channel;
   private final List<String> datagrams = new ArrayList<>();
 
   NotifySocket(Path path) throws InterruptedException {
     this.path = path;
-    channel = new Bootstrap().group(group).channel(EpollDomainDatagramChannel.class)
-        .handler(new SimpleChannelInboundHandler<DomainDatagramPacket>() {
-          @Override
-          protected void channelRead0(ChannelHandlerContext ctx, DomainDatagramPacket p) {
-            String text = p.content().toString(StandardCharsets.UTF_8);
-            synchronized (datagrams) {
-              datagrams.add(text);
-            }
-          }
-        })
-        .bind(new DomainSocketAddress(path.toFile())).sync().channel();
+    channel =
+        new Bootstrap()
+            .group(group)
+            .channel(EpollDomainDatagramChannel.class)
+            .handler(
+                new SimpleChannelInboundHandler<DomainDatagramPacket>() {
+                  @Override
+                  protected void channelRead0(ChannelHandlerContext ctx, DomainDatagramPacket p) {
+                    String text = p.content().toString(StandardCharsets.UTF_8);
+                    synchronized (datagrams) {
+                      datagrams.add(text);
+                    }
+                  }
+                })
+            .bind(new DomainSocketAddress(path.toFile()))
+            .sync()
+            .channel();
   }
 
   /** Every datagram so far, oldest first. */

@@ -26,24 +26,44 @@ class OfferRejectedTest {
       String bad = cp.submit(1, "process", "{\"argv\":[],\"cwd\":null,\"env\":{}}").get(0);
       String good = cp.submit(1, "noop", "{}").get(0);
       try (InProcessAgent agent = InProcessAgent.start(cp.agentConfig("pull-page = 2"))) {
-        ControlPlaneFixture.await("both complete", Duration.ofSeconds(60),
-            () -> cp.run(bad).state().equals("completed") && cp.run(good).state().equals("completed"));
-        String offer = cp.events.lines().stream().filter(l -> l.startsWith("offer ")).findFirst().orElseThrow();
-        assertThat(offer).as("one answer held both offers").contains(bad + "#1").contains(good + "#1");
+        ControlPlaneFixture.await(
+            "both complete",
+            Duration.ofSeconds(60),
+            () ->
+                cp.run(bad).state().equals("completed")
+                    && cp.run(good).state().equals("completed"));
+        String offer =
+            cp.events.lines().stream()
+                .filter(l -> l.startsWith("offer "))
+                .findFirst()
+                .orElseThrow();
+        assertThat(offer)
+            .as("one answer held both offers")
+            .contains(bad + "#1")
+            .contains(good + "#1");
 
         Views.RunView rejected = cp.run(bad);
         assertThat(rejected.outcome()).isEqualTo("failed");
-        assertThat(rejected.completion()).contains("\"category\":\"permanent\"")
-            .contains("\"code\":\"offer_rejected\"").contains("\"exitCode\":null");
+        assertThat(rejected.completion())
+            .contains("\"category\":\"permanent\"")
+            .contains("\"code\":\"offer_rejected\"")
+            .contains("\"exitCode\":null");
         assertThat(cp.run(good).outcome()).isEqualTo("succeeded");
-        assertThat(agent.output()).contains("event=offer.rejected run=" + bad)
+        assertThat(agent.output())
+            .contains("event=offer.rejected run=" + bad)
             .doesNotContain("event=run.started run=" + bad)
             .contains("event=run.started run=" + good);
 
         // The session is kept: the same one takes and runs more work.
-        String later = cp.submit(1, "process",
-            "{\"argv\":[\"/bin/sh\",\"-c\",\"echo still here\"],\"cwd\":null,\"env\":{}}").get(0);
-        ControlPlaneFixture.await("a later run completes", Duration.ofSeconds(60),
+        String later =
+            cp.submit(
+                    1,
+                    "process",
+                    "{\"argv\":[\"/bin/sh\",\"-c\",\"echo still here\"],\"cwd\":null,\"env\":{}}")
+                .get(0);
+        ControlPlaneFixture.await(
+            "a later run completes",
+            Duration.ofSeconds(60),
             () -> cp.run(later).state().equals("completed"));
         assertThat(cp.run(later).outcome()).isEqualTo("succeeded");
         List<Views.SessionView> sessions = cp.sessions();

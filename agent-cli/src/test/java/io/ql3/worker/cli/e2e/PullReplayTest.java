@@ -16,8 +16,8 @@ import org.junit.jupiter.api.io.TempDir;
  * server's replay) and runs it exactly once. Its completion is applied and dropped too; the
  * identical resend is answered {@code duplicate}.
  *
- * <p>Not covered here: a re-offer of an attempt the agent already COMPLETED (the journal's
- * dedup window). The reference server replays only offers still leased, so it cannot produce one.
+ * <p>Not covered here: a re-offer of an attempt the agent already COMPLETED (the journal's dedup
+ * window). The reference server replays only offers still leased, so it cannot produce one.
  */
 class PullReplayTest {
   @TempDir Path dir;
@@ -30,23 +30,37 @@ class PullReplayTest {
       Path ran = dir.resolve("executions.txt");
       try (InProcessAgent agent = InProcessAgent.start(cp.agentConfig(""))) {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
-        String runId = cp.submit(1, "process", "{\"argv\":[\"/bin/sh\",\"-c\",\"echo \\\"$QL3_RUN_ID $QL3_ATTEMPT\\\" >> '"
-            + ran + "'; echo ran\"],\"cwd\":null,\"env\":{}}").get(0);
-        ControlPlaneFixture.await("the run completes", Duration.ofSeconds(60),
+        String runId =
+            cp.submit(
+                    1,
+                    "process",
+                    "{\"argv\":[\"/bin/sh\",\"-c\",\"echo \\\"$QL3_RUN_ID $QL3_ATTEMPT\\\" >> '"
+                        + ran
+                        + "'; echo ran\"],\"cwd\":null,\"env\":{}}")
+                .get(0);
+        ControlPlaneFixture.await(
+            "the run completes",
+            Duration.ofSeconds(60),
             () -> cp.run(runId).state().equals("completed"));
         agent.awaitOutput("event=completion.delivered run=" + runId, Duration.ofSeconds(60));
 
         String events = cp.events.toString();
-        assertThat(cp.events.indexOf(0, "fault", "applied pull then dropped")).as(events).isNotNegative();
+        assertThat(cp.events.indexOf(0, "fault", "applied pull then dropped"))
+            .as(events)
+            .isNotNegative();
         assertThat(cp.events.indexOf(0, "pull-replay", "offers=1")).as(events).isNotNegative();
-        assertThat(cp.events.indexOf(0, "fault", "applied complete then dropped")).as(events).isNotNegative();
+        assertThat(cp.events.indexOf(0, "fault", "applied complete then dropped"))
+            .as(events)
+            .isNotNegative();
         assertThat(cp.server.faults().pending()).isEmpty();
 
         // Executed exactly once: one run.started line, one line in the file the run appends to.
         assertThat(agent.count("event=run.started run=" + runId)).as(agent.output()).isEqualTo(1);
         assertThat(Files.readAllLines(ran)).containsExactly(runId + " 1");
         assertThat(cp.run(runId).outcome()).isEqualTo("succeeded");
-        assertThat(agent.output()).contains("event=completion.delivered run=" + runId + " attempt=1 disposition=duplicate");
+        assertThat(agent.output())
+            .contains(
+                "event=completion.delivered run=" + runId + " attempt=1 disposition=duplicate");
         assertThat(cp.sessions()).hasSize(1);
 
         assertThat(agent.shutdown(Duration.ofSeconds(60))).isZero();

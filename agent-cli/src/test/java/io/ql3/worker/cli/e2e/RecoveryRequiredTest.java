@@ -10,7 +10,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -19,12 +18,13 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A journal damaged in the middle (a flipped byte in a record followed by committed records) needs
- * operator recovery: {@code ql3-worker run} exits 78 (EX_CONFIG) and the server sees no register and
- * no pull from it.
+ * operator recovery: {@code ql3-worker run} exits 78 (EX_CONFIG) and the server sees no register
+ * and no pull from it.
  */
 class RecoveryRequiredTest {
   /** docs/journal.md: 128-byte segment header, then frames of 26 bytes + payload (length first). */
   private static final int HEADER = 128;
+
   private static final int FRAME_HEAD = 26;
 
   @TempDir Path dir;
@@ -37,7 +37,9 @@ class RecoveryRequiredTest {
       try (InProcessAgent first = InProcessAgent.start(config)) {
         first.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         List<String> ids = cp.submit(3, "noop", "{}");
-        ControlPlaneFixture.await("runs complete", Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "runs complete",
+            Duration.ofSeconds(60),
             () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
         assertThat(first.shutdown(Duration.ofSeconds(60))).isZero();
       }
@@ -60,7 +62,9 @@ class RecoveryRequiredTest {
         second.process.destroyForcibly();
         System.out.println(second.output()); // the child's lines in the test's report
       }
-      assertThat(second.output()).contains("event=journal.recovery_required").contains("CORRUPT_RECORD");
+      assertThat(second.output())
+          .contains("event=journal.recovery_required")
+          .contains("CORRUPT_RECORD");
       assertThat(cp.answered("register")).isEqualTo(registers);
       assertThat(cp.answered("pull")).isEqualTo(pulls);
       // Nothing at all was sent: not even a completion or a heartbeat of the old session.
@@ -72,7 +76,8 @@ class RecoveryRequiredTest {
 
   private static Path largestSegment(Path journal) throws Exception {
     try (Stream<Path> files = Files.list(journal)) {
-      List<Path> segments = files.filter(p -> p.getFileName().toString().matches("seg-\\d{20}\\.log")).toList();
+      List<Path> segments =
+          files.filter(p -> p.getFileName().toString().matches("seg-\\d{20}\\.log")).toList();
       Path best = null;
       int most = -1;
       for (Path s : segments) {
@@ -107,7 +112,8 @@ class RecoveryRequiredTest {
   }
 
   private static void flipByte(Path file, long offset) throws Exception {
-    try (FileChannel ch = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+    try (FileChannel ch =
+        FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
       ByteBuffer b = ByteBuffer.allocate(1);
       ch.read(b, offset);
       b.put(0, (byte) (b.get(0) ^ 0x5A)).rewind();

@@ -24,21 +24,26 @@ class SectionSixClarificationsTest {
   @TempDir Path dir;
 
   /**
-   * A 503 answered by an intermediary (a 5 KB text/html page, over the error cap) is transient,
-   * not drift, and a {@code retry-after: 86400} on a heartbeat is capped at the heartbeat
-   * interval: the one session lives on and keeps heartbeating.
+   * A 503 answered by an intermediary (a 5 KB text/html page, over the error cap) is transient, not
+   * drift, and a {@code retry-after: 86400} on a heartbeat is capped at the heartbeat interval: the
+   * one session lives on and keeps heartbeating.
    */
   @Test
   void aProxyPageAndADayLongRetryAfterKeepTheSession() throws Exception {
-    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false);
+    try (ControlPlaneFixture cp =
+            new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false);
         InProcessAgent agent = InProcessAgent.start(cp.agentConfig(""))) {
-      ControlPlaneFixture.await("registered", Duration.ofSeconds(30), () -> cp.sessions().size() == 1);
+      ControlPlaneFixture.await(
+          "registered", Duration.ofSeconds(30), () -> cp.sessions().size() == 1);
       cp.server.faults().add("heartbeat", Fault.Action.PROXY_PAGE, 503, null, 0, 0, 1);
       cp.server.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 86_400, 0, 1);
       long version = cp.sessions().get(0).version();
-      ControlPlaneFixture.await("two refused heartbeats, then accepted ones", Duration.ofSeconds(60),
-          () -> cp.sessions().get(0).version() >= version + 2 && cp.events.lines().stream()
-              .filter(l -> l.startsWith("fault ")).count() >= 2);
+      ControlPlaneFixture.await(
+          "two refused heartbeats, then accepted ones",
+          Duration.ofSeconds(60),
+          () ->
+              cp.sessions().get(0).version() >= version + 2
+                  && cp.events.lines().stream().filter(l -> l.startsWith("fault ")).count() >= 2);
       List<Views.SessionView> sessions = cp.sessions();
       assertThat(sessions).as(agent.output()).hasSize(1);
       assertThat(sessions.get(0).status()).isEqualTo("active");
@@ -55,7 +60,8 @@ class SectionSixClarificationsTest {
    */
   @Test
   void aCompletionRefused400SettlesAndDrainStillEndsOffline() throws Exception {
-    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
+    try (ControlPlaneFixture cp =
+        new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
       cp.server.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
       String run = cp.submit(1, "noop", "{}").get(0);
       try (InProcessAgent agent = InProcessAgent.start(cp.agentConfig(""))) {
@@ -65,8 +71,12 @@ class SectionSixClarificationsTest {
         assertThat(cp.sessions()).hasSize(1);
         assertThat(cp.sessions().get(0).status()).isEqualTo("offline");
       }
-      var facts = JournalInspector.verify(dir.resolve("agent").resolve("journal"), ControlPlaneFixture.WORKER).facts();
-      assertThat(facts.recentCompletion(run, 1)).get()
+      var facts =
+          JournalInspector.verify(
+                  dir.resolve("agent").resolve("journal"), ControlPlaneFixture.WORKER)
+              .facts();
+      assertThat(facts.recentCompletion(run, 1))
+          .get()
           .satisfies(f -> assertThat(f.settlement()).isEqualTo(Settlement.UNDELIVERABLE));
     }
   }
@@ -78,13 +88,15 @@ class SectionSixClarificationsTest {
   @Test
   void aShutdownWhileRegisteringWithTheIngressUnreachableExitsZero() throws Exception {
     Path config;
-    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
+    try (ControlPlaneFixture cp =
+        new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
       config = cp.agentConfig("");
     } // the ingress is gone: nothing listens on its port any more
     try (InProcessAgent agent = InProcessAgent.start(config)) {
       agent.awaitOutput("to=REGISTERING", Duration.ofSeconds(30));
       assertThat(agent.shutdown(Duration.ofSeconds(60))).as(agent.output()).isEqualTo(0);
-      assertThat(agent.output()).contains("shutdown while registering: no session is held, nothing to drain")
+      assertThat(agent.output())
+          .contains("shutdown while registering: no session is held, nothing to drain")
           .contains("event=agent.stopped");
     }
   }

@@ -14,7 +14,8 @@ class SighupTest {
   @TempDir Path dir;
 
   private static void hup(AgentProcess agent) throws Exception {
-    Process kill = new ProcessBuilder("kill", "-HUP", Long.toString(agent.process.pid())).inheritIO().start();
+    Process kill =
+        new ProcessBuilder("kill", "-HUP", Long.toString(agent.process.pid())).inheritIO().start();
     assertThat(kill.waitFor()).isZero();
   }
 
@@ -24,28 +25,39 @@ class SighupTest {
       Path config = cp.agentConfig("");
       AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"));
       try {
-        ControlPlaneFixture.await("registered", Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "registered",
+            Duration.ofSeconds(60),
             () -> cp.sessions().stream().anyMatch(s -> s.status().equals("active")));
         String session = cp.sessions().get(0).sessionId();
         Path status = config.resolveSibling("status.json");
-        ControlPlaneFixture.await("status file", Duration.ofSeconds(30), () -> Files.exists(status));
+        ControlPlaneFixture.await(
+            "status file", Duration.ofSeconds(30), () -> Files.exists(status));
         Files.delete(status); // e.g. a tmpfiles clean-up: reopened and rewritten on SIGHUP
 
         hup(agent);
-        agent.awaitOutput("event=agent.reloaded credentials_generation=1 token=ok", Duration.ofSeconds(30));
-        ControlPlaneFixture.await("status file rewritten", Duration.ofSeconds(30), () -> Files.exists(status));
+        agent.awaitOutput(
+            "event=agent.reloaded credentials_generation=1 token=ok", Duration.ofSeconds(30));
+        ControlPlaneFixture.await(
+            "status file rewritten", Duration.ofSeconds(30), () -> Files.exists(status));
         hup(agent);
-        ControlPlaneFixture.await("second reload", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "second reload",
+            Duration.ofSeconds(30),
             () -> agent.output().split("event=agent.reloaded", -1).length == 3);
 
         assertThat(agent.process.isAlive()).isTrue();
-        assertThat(cp.sessions()).singleElement().satisfies(s -> {
-          assertThat(s.sessionId()).isEqualTo(session);
-          assertThat(s.status()).isEqualTo("active");
-        });
+        assertThat(cp.sessions())
+            .singleElement()
+            .satisfies(
+                s -> {
+                  assertThat(s.sessionId()).isEqualTo(session);
+                  assertThat(s.status()).isEqualTo("active");
+                });
         // One run still goes through after the reloads.
         String run = cp.submit(1, "noop", "{}").get(0);
-        ControlPlaneFixture.await("run completed", Duration.ofSeconds(60), () -> cp.run(run).state().equals("completed"));
+        ControlPlaneFixture.await(
+            "run completed", Duration.ofSeconds(60), () -> cp.run(run).state().equals("completed"));
         assertThat(agent.output()).doesNotContain("event=agent.drain");
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {

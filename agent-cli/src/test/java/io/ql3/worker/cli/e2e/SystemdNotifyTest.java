@@ -20,8 +20,8 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * {@code Type=notify} as systemd sees it: a real agent process sends its sd_notify datagrams to a real
- * Unix datagram socket named by {@code NOTIFY_SOCKET}, as systemd sets it for the unit.
+ * {@code Type=notify} as systemd sees it: a real agent process sends its sd_notify datagrams to a
+ * real Unix datagram socket named by {@code NOTIFY_SOCKET}, as systemd sets it for the unit.
  */
 class SystemdNotifyTest {
   @TempDir Path dir;
@@ -29,29 +29,40 @@ class SystemdNotifyTest {
   @Test
   void readyAfterRegisterWatchdogWhileRunningStoppingAtSigterm() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1);
-         NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
+        NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
       Path config = cp.agentConfig("");
       // 2 s watchdog: a ping at least every second (the edge cadence steps every second).
-      AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"),
-          Map.of("NOTIFY_SOCKET", systemd.path.toString(), "WATCHDOG_USEC", "2000000"));
+      AgentProcess agent =
+          AgentProcess.start(
+              config,
+              "edge",
+              dir.resolve("agent.log"),
+              Map.of("NOTIFY_SOCKET", systemd.path.toString(), "WATCHDOG_USEC", "2000000"));
       try {
-        ControlPlaneFixture.await("READY=1\n" + agent.output(), Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "READY=1\n" + agent.output(),
+            Duration.ofSeconds(60),
             () -> systemd.indexOf("READY=1") >= 0);
         // The server already holds the active session when the agent says it is ready.
         assertThat(cp.sessions()).as(agent.output()).anyMatch(s -> s.status().equals("active"));
         String ready = systemd.datagrams().get(systemd.indexOf("READY=1"));
         assertThat(ready).contains("STATUS=phase running, session active generation 1");
-        agent.awaitOutput("event=agent.ready", Duration.ofSeconds(30)); // logged just after the datagram
+        agent.awaitOutput(
+            "event=agent.ready", Duration.ofSeconds(30)); // logged just after the datagram
         assertThat(mapsNativeEpoll(agent)).as("Netty's native library is mapped").isTrue();
 
         long before = systemd.count("WATCHDOG=1");
-        ControlPlaneFixture.await("two more watchdog pings", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "two more watchdog pings",
+            Duration.ofSeconds(30),
             () -> systemd.count("WATCHDOG=1") >= before + 2);
         assertThat(systemd.indexOf("STOPPING=1")).isEqualTo(-1);
 
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
         int stopping = systemd.indexOf("STOPPING=1");
-        assertThat(stopping).as(systemd.datagrams().toString()).isGreaterThan(systemd.indexOf("READY=1"));
+        assertThat(stopping)
+            .as(systemd.datagrams().toString())
+            .isGreaterThan(systemd.indexOf("READY=1"));
         List<String> all = systemd.datagrams();
         assertThat(all.get(stopping)).contains("STATUS=draining");
         assertThat(all.stream().filter(d -> d.contains("READY=1"))).hasSize(1);
@@ -73,66 +84,94 @@ class SystemdNotifyTest {
   @Test
   void noWatchdogWhileTheCadenceIsFrozenAndPingsAgainWhenItResumes() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1);
-         NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
+        NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
       Path config = cp.agentConfig("\n[cadence]\nperiod-ms = 250");
       // The agent's own copy of the token (the server reads the PKI's file: it must not stall).
       Path serverToken = cp.pki.workerDir(ControlPlaneFixture.WORKER).resolve("token");
       Path token = dir.resolve("agent/token");
       Files.copy(serverToken, token);
       Files.setPosixFilePermissions(token, PosixFilePermissions.fromString("rw-------"));
-      Files.writeString(config, Files.readString(config).replace(
-          "token = \"" + serverToken + "\"", "token = \"" + token + "\""));
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("token = \"" + serverToken + "\"", "token = \"" + token + "\""));
       assertThat(Files.readString(config)).contains("token = \"" + token + "\"");
-      AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"),
-          Map.of("NOTIFY_SOCKET", systemd.path.toString(), "WATCHDOG_USEC", "500000"));
+      AgentProcess agent =
+          AgentProcess.start(
+              config,
+              "edge",
+              dir.resolve("agent.log"),
+              Map.of("NOTIFY_SOCKET", systemd.path.toString(), "WATCHDOG_USEC", "500000"));
       ExecutorService stall = Executors.newSingleThreadExecutor();
       Path fifo = dir.resolve("agent/token.fifo");
       Future<OutputStream> writer = null;
       try {
-        ControlPlaneFixture.await("READY=1\n" + agent.output(), Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "READY=1\n" + agent.output(),
+            Duration.ofSeconds(60),
             () -> systemd.indexOf("READY=1") >= 0);
         long running = systemd.count("WATCHDOG=1");
-        ControlPlaneFixture.await("watchdog pings while the cadence makes progress", Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "watchdog pings while the cadence makes progress",
+            Duration.ofSeconds(30),
             () -> systemd.count("WATCHDOG=1") >= running + 4);
 
         // Freeze: the token file becomes a FIFO (renamed over it: a new inode, so the next check
         // re-reads it once its settle window passed); reading it blocks until someone writes.
-        Process mkfifo = new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).inheritIO().start();
+        Process mkfifo =
+            new ProcessBuilder("mkfifo", "-m", "600", fifo.toString()).inheritIO().start();
         assertThat(mkfifo.waitFor()).isZero();
-        Files.move(fifo, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            fifo, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         // Opening a FIFO for writing returns once a reader opened it: then the agent is blocked
         // reading the token. The writer stays open and silent, so the read keeps blocking.
         writer = stall.submit(() -> Files.newOutputStream(token, StandardOpenOption.WRITE));
-        ControlPlaneFixture.await("the agent reading the stalled token\n" + agent.output(), Duration.ofSeconds(30),
+        ControlPlaneFixture.await(
+            "the agent reading the stalled token\n" + agent.output(),
+            Duration.ofSeconds(30),
             writer::isDone);
-        // The reader is the cadence thread, or the transport's event loop holding the provider's lock
+        // The reader is the cadence thread, or the transport's event loop holding the provider's
+        // lock
         // that the cadence's next check then waits for: either way the cadence is stopped within
-        // its cached check (250 ms) plus one step. Grace 1 s (4 cadence periods) for a step in flight,
+        // its cached check (250 ms) plus one step. Grace 1 s (4 cadence periods) for a step in
+        // flight,
         // then a 3 s window: 12 cadence periods and 12 ping intervals in which a live cadence, or a
         // timer at the same half-interval, sends 6 to 12 pings. None may arrive.
         long atFreeze = systemd.count("WATCHDOG=1");
         Thread.sleep(1_000);
         long afterGrace = systemd.count("WATCHDOG=1");
-        assertThat(afterGrace - atFreeze).as("pings after the cadence met the stalled read").isLessThanOrEqualTo(2);
+        assertThat(afterGrace - atFreeze)
+            .as("pings after the cadence met the stalled read")
+            .isLessThanOrEqualTo(2);
         Thread.sleep(3_000);
         assertThat(agent.process.isAlive()).as(agent.output()).isTrue();
         assertThat(systemd.count("WATCHDOG=1") - afterGrace)
-            .as("WATCHDOG=1 in 3 s (12 cadence periods) with the cadence frozen").isZero();
+            .as("WATCHDOG=1 in 3 s (12 cadence periods) with the cadence frozen")
+            .isZero();
 
-        // Unfreeze: a regular token file replaces the FIFO, then the blocked read gets the same token.
+        // Unfreeze: a regular token file replaces the FIFO, then the blocked read gets the same
+        // token.
         Path fresh = dir.resolve("agent/token.new");
         Files.copy(serverToken, fresh);
         Files.setPosixFilePermissions(fresh, PosixFilePermissions.fromString("rw-------"));
-        Files.move(fresh, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+        Files.move(
+            fresh, token, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         try (OutputStream out = writer.get()) {
           out.write(Files.readAllBytes(serverToken));
         }
         long resumed = systemd.count("WATCHDOG=1");
-        ControlPlaneFixture.await("watchdog pings once the cadence runs again\n" + agent.output(),
-            Duration.ofSeconds(30), () -> systemd.count("WATCHDOG=1") >= resumed + 4);
-        System.out.println("watchdog around a frozen cadence: " + atFreeze + " pings before, "
-            + (afterGrace - atFreeze) + " in the 1 s grace, 0 in the 3 s window, "
-            + (systemd.count("WATCHDOG=1") - resumed) + " since the resume");
+        ControlPlaneFixture.await(
+            "watchdog pings once the cadence runs again\n" + agent.output(),
+            Duration.ofSeconds(30),
+            () -> systemd.count("WATCHDOG=1") >= resumed + 4);
+        System.out.println(
+            "watchdog around a frozen cadence: "
+                + atFreeze
+                + " pings before, "
+                + (afterGrace - atFreeze)
+                + " in the 1 s grace, 0 in the 3 s window, "
+                + (systemd.count("WATCHDOG=1") - resumed)
+                + " since the resume");
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {
         if (agent.process.isAlive()) {
@@ -161,10 +200,16 @@ class SystemdNotifyTest {
       config = cp.agentConfig("");
     } // the server is gone: nothing listens on its port any more
     try (NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
-      AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"),
-          Map.of("NOTIFY_SOCKET", systemd.path.toString()));
+      AgentProcess agent =
+          AgentProcess.start(
+              config,
+              "edge",
+              dir.resolve("agent.log"),
+              Map.of("NOTIFY_SOCKET", systemd.path.toString()));
       try {
-        ControlPlaneFixture.await("READY=1\n" + agent.output(), Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "READY=1\n" + agent.output(),
+            Duration.ofSeconds(60),
             () -> systemd.indexOf("READY=1") >= 0);
         String ready = systemd.datagrams().get(systemd.indexOf("READY=1"));
         assertThat(ready).contains("STATUS=ingress unreachable, retrying; phase running, session ");
@@ -184,7 +229,9 @@ class SystemdNotifyTest {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       AgentProcess agent = AgentProcess.start(cp.agentConfig(""), "edge", dir.resolve("agent.log"));
       try {
-        ControlPlaneFixture.await("registered", Duration.ofSeconds(60),
+        ControlPlaneFixture.await(
+            "registered",
+            Duration.ofSeconds(60),
             () -> cp.sessions().stream().anyMatch(s -> s.status().equals("active")));
         agent.awaitOutput("event=agent.ready notified=none", Duration.ofSeconds(30));
         assertThat(mapsNativeEpoll(agent)).as("Netty's native library is not loaded").isFalse();

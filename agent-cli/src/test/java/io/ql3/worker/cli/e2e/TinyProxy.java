@@ -22,7 +22,8 @@ final class TinyProxy implements AutoCloseable {
 
   TinyProxy(Path dir) throws IOException, InterruptedException {
     if (!Files.isExecutable(BINARY)) {
-      throw new AssertionError(BINARY + " is missing: apt-get install tinyproxy (scripts/test does)");
+      throw new AssertionError(
+          BINARY + " is missing: apt-get install tinyproxy (scripts/test does)");
     }
     try (ServerSocket s = new ServerSocket(0, 1, java.net.InetAddress.getLoopbackAddress())) {
       port = s.getLocalPort();
@@ -30,7 +31,9 @@ final class TinyProxy implements AutoCloseable {
     Files.createDirectories(dir);
     log = dir.resolve("tinyproxy.log");
     Path conf = dir.resolve("tinyproxy.conf");
-    Files.writeString(conf, """
+    Files.writeString(
+        conf,
+        """
         Port %d
         Listen 127.0.0.1
         Timeout 120
@@ -38,17 +41,24 @@ final class TinyProxy implements AutoCloseable {
         Allow 127.0.0.1
         LogLevel Connect
         LogFile "%s"
-        """.formatted(port, log));
-    process = new ProcessBuilder(BINARY.toString(), "-d", "-c", conf.toString())
-        .redirectErrorStream(true).redirectOutput(dir.resolve("tinyproxy.out").toFile()).start();
-    ControlPlaneFixture.await("tinyproxy listening on " + port, Duration.ofSeconds(30), () -> {
-      try (Socket c = new Socket()) {
-        c.connect(new InetSocketAddress("127.0.0.1", port), 200);
-        return true;
-      } catch (IOException e) {
-        return false;
-      }
-    });
+        """
+            .formatted(port, log));
+    process =
+        new ProcessBuilder(BINARY.toString(), "-d", "-c", conf.toString())
+            .redirectErrorStream(true)
+            .redirectOutput(dir.resolve("tinyproxy.out").toFile())
+            .start();
+    ControlPlaneFixture.await(
+        "tinyproxy listening on " + port,
+        Duration.ofSeconds(30),
+        () -> {
+          try (Socket c = new Socket()) {
+            c.connect(new InetSocketAddress("127.0.0.1", port), 200);
+            return true;
+          } catch (IOException e) {
+            return false;
+          }
+        });
   }
 
   String url() {

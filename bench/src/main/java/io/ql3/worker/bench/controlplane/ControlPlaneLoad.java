@@ -20,7 +20,6 @@ import io.netty.handler.codec.http2.Http2ConnectionHandler;
 import io.netty.handler.codec.http2.Http2EventAdapter;
 import io.netty.handler.codec.http2.Http2Headers;
 import io.netty.handler.codec.http2.Http2Settings;
-import io.netty.handler.codec.http2.Http2Stream;
 import io.netty.handler.ssl.ApplicationProtocolConfig;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.SslContext;
@@ -71,13 +70,13 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * A Netty h2 load client for the reference control plane (a benchmark, not a test). Every simulated worker
- * has its own certificate, token and one TLS 1.3 h2 connection, and follows the contract (one session request
- * at a time per worker, versions in order). It is kept cheap because it shares the machine with the server:
- * requests are written straight through the HTTP/2 codec (no child channel per stream), and the heartbeat
- * body is pre-encoded with only its version spliced in (checked against the contract's serializer at
- * register). Every counted heartbeat is a 200 whose body the contract's strict parser accepts, carrying
- * the next version.
+ * A Netty h2 load client for the reference control plane (a benchmark, not a test). Every simulated
+ * worker has its own certificate, token and one TLS 1.3 h2 connection, and follows the contract
+ * (one session request at a time per worker, versions in order). It is kept cheap because it shares
+ * the machine with the server: requests are written straight through the HTTP/2 codec (no child
+ * channel per stream), and the heartbeat body is pre-encoded with only its version spliced in
+ * (checked against the contract's serializer at register). Every counted heartbeat is a 200 whose
+ * body the contract's strict parser accepts, carrying the next version.
  *
  * <pre>
  * heartbeat mode: W workers register, then each sends its next heartbeat as soon as the previous answer
@@ -86,13 +85,15 @@ import java.util.concurrent.atomic.LongAdder;
  *                 holds (admin /connections), then submits W runs and measures until every pull got its offer.
  * </pre>
  *
- * Usage: {@code ControlPlaneLoad heartbeat|longpoll PKI_DIR PORT ADMIN_PORT WORKERS [SECONDS] [WARMUP] [THREADS]
- * [SERVER_PID] [WINDOWS]}: WINDOWS measurement windows of SECONDS each, back to back after one warm-up.
- * Workers are {@code load-0000…}; missing ones are added to PKI_DIR with {@link DevPki} (the server reads
- * token files per request, so a running server accepts them at once).
+ * Usage: {@code ControlPlaneLoad heartbeat|longpoll PKI_DIR PORT ADMIN_PORT WORKERS [SECONDS]
+ * [WARMUP] [THREADS] [SERVER_PID] [WINDOWS]}: WINDOWS measurement windows of SECONDS each, back to
+ * back after one warm-up. Workers are {@code load-0000…}; missing ones are added to PKI_DIR with
+ * {@link DevPki} (the server reads token files per request, so a running server accepts them at
+ * once).
  */
 public final class ControlPlaneLoad {
-  private static final Uuid7Generator IDS = new Uuid7Generator(System::currentTimeMillis, new Random());
+  private static final Uuid7Generator IDS =
+      new Uuid7Generator(System::currentTimeMillis, new Random());
 
   private static String serverPid;
   private final SocketTransport transport;
@@ -104,17 +105,19 @@ public final class ControlPlaneLoad {
     this.pki = pki;
     this.port = port;
     this.authority = AsciiString.of("127.0.0.1:" + port);
-    this.transport = SocketTransport.parse(System.getProperty("ql3.load.transport", "auto")).resolve();
-    this.group = new MultiThreadIoEventLoopGroup(threads, new DefaultThreadFactory("load-io"),
-        transport.ioHandlerFactory());
+    this.transport =
+        SocketTransport.parse(System.getProperty("ql3.load.transport", "auto")).resolve();
+    this.group =
+        new MultiThreadIoEventLoopGroup(
+            threads, new DefaultThreadFactory("load-io"), transport.ioHandlerFactory());
   }
 
   /** One answer: status and body bytes. */
   record Answer(int status, byte[] body) {}
 
   /**
-   * One worker's h2 connection: requests are streams written straight through the HTTP/2 codec (no child
-   * channel per stream, one flush per request or per read), answers complete futures.
+   * One worker's h2 connection: requests are streams written straight through the HTTP/2 codec (no
+   * child channel per stream, one flush per request or per read), answers complete futures.
    */
   final class Conn {
     final String workerId;
@@ -125,12 +128,17 @@ public final class ControlPlaneLoad {
     String sessionId;
     long generation;
     long version;
-    /** The heartbeat body with its version cut out: {@code prefix + version + "}"} (checked in register). */
+
+    /**
+     * The heartbeat body with its version cut out: {@code prefix + version + "}"} (checked in
+     * register).
+     */
     byte[] heartbeatPrefix;
 
     Conn(String workerId) throws Exception {
       this.workerId = workerId;
-      this.token = Files.readString(pki.resolve("workers").resolve(workerId).resolve("token")).trim();
+      this.token =
+          Files.readString(pki.resolve("workers").resolve(workerId).resolve("token")).trim();
       this.bearer = AsciiString.of("Bearer " + token);
     }
 
@@ -138,46 +146,65 @@ public final class ControlPlaneLoad {
       Path wd = pki.resolve("workers").resolve(workerId);
       PrivateKey key = PemFiles.readPrivateKey(wd.resolve("client.key"));
       X509Certificate cert = PemFiles.readCertificate(wd.resolve("client.crt"));
-      SslContext ssl = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols("TLSv1.3")
-          .keyManager(key, cert).trustManager(PemFiles.readCertificate(pki.resolve("ca.crt")))
-          .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT, ApplicationProtocolNames.HTTP_2))
-          .build();
+      SslContext ssl =
+          SslContextBuilder.forClient()
+              .sslProvider(SslProvider.JDK)
+              .protocols("TLSv1.3")
+              .keyManager(key, cert)
+              .trustManager(PemFiles.readCertificate(pki.resolve("ca.crt")))
+              .applicationProtocolConfig(
+                  new ApplicationProtocolConfig(
+                      ApplicationProtocolConfig.Protocol.ALPN,
+                      ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                      ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                      ApplicationProtocolNames.HTTP_2))
+              .build();
       CompletableFuture<Void> ready = new CompletableFuture<>();
-      new Bootstrap().group(group).channel(transport.socketChannel()).option(ChannelOption.TCP_NODELAY, true)
-          .handler(new ChannelInitializer<SocketChannel>() {
-            @Override
-            protected void initChannel(SocketChannel ch) {
-              SslHandler tls = ssl.newHandler(ch.alloc(), "127.0.0.1", port);
-              ch.pipeline().addLast(tls);
-              ch.pipeline().addLast(new io.netty.channel.ChannelInboundHandlerAdapter() {
+      new Bootstrap()
+          .group(group)
+          .channel(transport.socketChannel())
+          .option(ChannelOption.TCP_NODELAY, true)
+          .handler(
+              new ChannelInitializer<SocketChannel>() {
                 @Override
-                public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
-                  if (evt instanceof SslHandshakeCompletionEvent e) {
-                    if (!e.isSuccess()) {
-                      ready.completeExceptionally(e.cause());
-                      return;
-                    }
-                    if (!"h2".equals(tls.applicationProtocol())) {
-                      ready.completeExceptionally(new IllegalStateException("no h2: " + tls.applicationProtocol()));
-                      return;
-                    }
-                    h2 = new ClientBuilder().build();
-                    ctx.pipeline().addLast(h2);
-                    ctx.pipeline().remove(this);
-                    ready.complete(null);
-                  }
+                protected void initChannel(SocketChannel ch) {
+                  SslHandler tls = ssl.newHandler(ch.alloc(), "127.0.0.1", port);
+                  ch.pipeline().addLast(tls);
+                  ch.pipeline()
+                      .addLast(
+                          new io.netty.channel.ChannelInboundHandlerAdapter() {
+                            @Override
+                            public void userEventTriggered(ChannelHandlerContext ctx, Object evt) {
+                              if (evt instanceof SslHandshakeCompletionEvent e) {
+                                if (!e.isSuccess()) {
+                                  ready.completeExceptionally(e.cause());
+                                  return;
+                                }
+                                if (!"h2".equals(tls.applicationProtocol())) {
+                                  ready.completeExceptionally(
+                                      new IllegalStateException(
+                                          "no h2: " + tls.applicationProtocol()));
+                                  return;
+                                }
+                                h2 = new ClientBuilder().build();
+                                ctx.pipeline().addLast(h2);
+                                ctx.pipeline().remove(this);
+                                ready.complete(null);
+                              }
+                            }
+                          });
                 }
-              });
-            }
-          }).connect("127.0.0.1", port).addListener((io.netty.channel.ChannelFutureListener) f -> {
-            if (!f.isSuccess()) {
-              ready.completeExceptionally(f.cause());
-            } else {
-              parent = f.channel();
-            }
-          });
+              })
+          .connect("127.0.0.1", port)
+          .addListener(
+              (io.netty.channel.ChannelFutureListener)
+                  f -> {
+                    if (!f.isSuccess()) {
+                      ready.completeExceptionally(f.cause());
+                    } else {
+                      parent = f.channel();
+                    }
+                  });
       return ready;
     }
 
@@ -193,8 +220,14 @@ public final class ControlPlaneLoad {
     }
 
     private void send(String op, byte[] body, CompletableFuture<Answer> answer) {
-      Http2Headers h = new DefaultHttp2Headers(false, 10).method(POST).scheme(HTTPS).authority(authority)
-          .path(AsciiString.of("/ql3w/v1/workers/" + workerId + "/sessions/" + sessionId + "/" + op));
+      Http2Headers h =
+          new DefaultHttp2Headers(false, 10)
+              .method(POST)
+              .scheme(HTTPS)
+              .authority(authority)
+              .path(
+                  AsciiString.of(
+                      "/ql3w/v1/workers/" + workerId + "/sessions/" + sessionId + "/" + op));
       h.set(HttpHeaderNames.AUTHORIZATION, bearer);
       h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
       h.set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON);
@@ -205,38 +238,57 @@ public final class ControlPlaneLoad {
 
     void register() throws Exception {
       sessionId = IDS.next();
-      byte[] body = RegisterRequest.of(new CapabilityBuilder().agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
-          .architecture("amd64").executor("noop", "1").limits(4, 65536, 4).profile(Profile.NODE).build(), 4)
-          .toCanonicalBytes();
+      byte[] body =
+          RegisterRequest.of(
+                  new CapabilityBuilder()
+                      .agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
+                      .architecture("amd64")
+                      .executor("noop", "1")
+                      .limits(4, 65536, 4)
+                      .profile(Profile.NODE)
+                      .build(),
+                  4)
+              .toCanonicalBytes();
       Answer r = post("register", body).get(60, TimeUnit.SECONDS);
       if (r.status() != 200) {
-        throw new IllegalStateException(workerId + " register: " + r.status() + " "
-            + new String(r.body(), StandardCharsets.UTF_8));
+        throw new IllegalStateException(
+            workerId
+                + " register: "
+                + r.status()
+                + " "
+                + new String(r.body(), StandardCharsets.UTF_8));
       }
       RegisterResponse rr = RegisterResponse.parse(r.body());
       generation = rr.generation();
       version = 1;
-      // Pre-encode the heartbeat: only the version changes between heartbeats, and it is the last member
+      // Pre-encode the heartbeat: only the version changes between heartbeats, and it is the last
+      // member
       // of the canonical form. Checked against the contract's serializer for several versions.
       byte[] one = heartbeatCanonical(1);
       byte[] suffix = "1}".getBytes(StandardCharsets.US_ASCII);
       if (!Arrays.equals(one, one.length - 2, one.length, suffix, 0, 2)) {
-        throw new IllegalStateException("the heartbeat's canonical form does not end with its version");
+        throw new IllegalStateException(
+            "the heartbeat's canonical form does not end with its version");
       }
       heartbeatPrefix = Arrays.copyOf(one, one.length - 2);
       for (long v : new long[] {1, 2, 9, 10, 99, 100, 12_345, 9_999_999_999L}) {
         if (!Arrays.equals(heartbeat(v), heartbeatCanonical(v))) {
-          throw new IllegalStateException("pre-encoded heartbeat differs from the canonical one at version " + v);
+          throw new IllegalStateException(
+              "pre-encoded heartbeat differs from the canonical one at version " + v);
         }
       }
     }
 
     private byte[] heartbeatCanonical(long v) {
-      return new HeartbeatRequest(new Capacity(4, 4), generation, new RunCounts(0, 0), SessionStatus.ACTIVE, v)
+      return new HeartbeatRequest(
+              new Capacity(4, 4), generation, new RunCounts(0, 0), SessionStatus.ACTIVE, v)
           .toCanonicalBytes();
     }
 
-    /** The canonical heartbeat body for {@code v}: the pre-encoded prefix, the digits, the closing brace. */
+    /**
+     * The canonical heartbeat body for {@code v}: the pre-encoded prefix, the digits, the closing
+     * brace.
+     */
     byte[] heartbeat(long v) {
       String digits = Long.toString(v);
       byte[] out = Arrays.copyOf(heartbeatPrefix, heartbeatPrefix.length + digits.length() + 1);
@@ -253,7 +305,8 @@ public final class ControlPlaneLoad {
   private static final AsciiString USER_AGENT = AsciiString.cached("ql3-worker/bench");
   private AsciiString authority;
 
-  private static final class ClientBuilder extends AbstractHttp2ConnectionHandlerBuilder<Client, ClientBuilder> {
+  private static final class ClientBuilder
+      extends AbstractHttp2ConnectionHandlerBuilder<Client, ClientBuilder> {
     ClientBuilder() {
       server(false);
       validateHeaders(true);
@@ -265,7 +318,8 @@ public final class ControlPlaneLoad {
     }
 
     @Override
-    protected Client build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
+    protected Client build(
+        Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
       Client c = new Client(decoder, encoder, settings);
       frameListener(c.listener);
       return c;
@@ -288,51 +342,69 @@ public final class ControlPlaneLoad {
     private ChannelHandlerContext ctx;
     private boolean reading;
 
-    final Http2EventAdapter listener = new Http2EventAdapter() {
-      @Override
-      public void onHeadersRead(ChannelHandlerContext c, int streamId, Http2Headers headers, int padding,
-          boolean endOfStream) {
-        Pending p = pending.get(streamId);
-        if (p == null) {
-          return;
-        }
-        if (headers.status() != null) {
-          p.status = Integer.parseInt(headers.status().toString());
-        }
-        if (endOfStream) {
-          done(streamId, p);
-        }
-      }
-
-      @Override
-      public void onHeadersRead(ChannelHandlerContext c, int streamId, Http2Headers headers, int dependency,
-          short weight, boolean exclusive, int padding, boolean endOfStream) {
-        onHeadersRead(c, streamId, headers, padding, endOfStream);
-      }
-
-      @Override
-      public int onDataRead(ChannelHandlerContext c, int streamId, ByteBuf data, int padding, boolean endOfStream) {
-        int n = data.readableBytes();
-        Pending p = pending.get(streamId);
-        if (p != null) {
-          byte[] b = Arrays.copyOf(p.body, p.body.length + n);
-          data.getBytes(data.readerIndex(), b, p.body.length, n);
-          p.body = b;
-          if (endOfStream) {
-            done(streamId, p);
+    final Http2EventAdapter listener =
+        new Http2EventAdapter() {
+          @Override
+          public void onHeadersRead(
+              ChannelHandlerContext c,
+              int streamId,
+              Http2Headers headers,
+              int padding,
+              boolean endOfStream) {
+            Pending p = pending.get(streamId);
+            if (p == null) {
+              return;
+            }
+            if (headers.status() != null) {
+              p.status = Integer.parseInt(headers.status().toString());
+            }
+            if (endOfStream) {
+              done(streamId, p);
+            }
           }
-        }
-        return n + padding;
-      }
 
-      @Override
-      public void onRstStreamRead(ChannelHandlerContext c, int streamId, long errorCode) {
-        Pending p = pending.remove(streamId);
-        if (p != null) {
-          p.answer.completeExceptionally(new IllegalStateException("stream reset " + errorCode));
-        }
-      }
-    };
+          @Override
+          public void onHeadersRead(
+              ChannelHandlerContext c,
+              int streamId,
+              Http2Headers headers,
+              int dependency,
+              short weight,
+              boolean exclusive,
+              int padding,
+              boolean endOfStream) {
+            onHeadersRead(c, streamId, headers, padding, endOfStream);
+          }
+
+          @Override
+          public int onDataRead(
+              ChannelHandlerContext c,
+              int streamId,
+              ByteBuf data,
+              int padding,
+              boolean endOfStream) {
+            int n = data.readableBytes();
+            Pending p = pending.get(streamId);
+            if (p != null) {
+              byte[] b = Arrays.copyOf(p.body, p.body.length + n);
+              data.getBytes(data.readerIndex(), b, p.body.length, n);
+              p.body = b;
+              if (endOfStream) {
+                done(streamId, p);
+              }
+            }
+            return n + padding;
+          }
+
+          @Override
+          public void onRstStreamRead(ChannelHandlerContext c, int streamId, long errorCode) {
+            Pending p = pending.remove(streamId);
+            if (p != null) {
+              p.answer.completeExceptionally(
+                  new IllegalStateException("stream reset " + errorCode));
+            }
+          }
+        };
 
     Client(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings) {
       super(decoder, encoder, settings);
@@ -370,20 +442,25 @@ public final class ControlPlaneLoad {
       super.channelInactive(c);
     }
 
-    /** On the event loop: HEADERS + DATA on a new stream; flushed now, or at the end of the current read. */
+    /**
+     * On the event loop: HEADERS + DATA on a new stream; flushed now, or at the end of the current
+     * read.
+     */
     void request(Http2Headers headers, byte[] body, CompletableFuture<Answer> answer) {
       int streamId = connection().local().incrementAndGetNextStreamId();
       pending.put(streamId, new Pending(answer));
       encoder().writeHeaders(ctx, streamId, headers, 0, false, ctx.newPromise());
-      encoder().writeData(ctx, streamId, Unpooled.wrappedBuffer(body), 0, true, ctx.newPromise())
-          .addListener(f -> {
-            if (!f.isSuccess()) {
-              Pending p = pending.remove(streamId);
-              if (p != null) {
-                p.answer.completeExceptionally(f.cause());
-              }
-            }
-          });
+      encoder()
+          .writeData(ctx, streamId, Unpooled.wrappedBuffer(body), 0, true, ctx.newPromise())
+          .addListener(
+              f -> {
+                if (!f.isSuccess()) {
+                  Pending p = pending.remove(streamId);
+                  if (p != null) {
+                    p.answer.completeExceptionally(f.cause());
+                  }
+                }
+              });
       if (!reading) {
         flush(ctx);
       }
@@ -408,7 +485,8 @@ public final class ControlPlaneLoad {
 
   public static void main(String[] args) throws Exception {
     if (args.length < 5) {
-      System.err.println("usage: ControlPlaneLoad heartbeat|longpoll PKI_DIR PORT ADMIN_PORT WORKERS [SECONDS] [WARMUP] [THREADS] [SERVER_PID] [WINDOWS]");
+      System.err.println(
+          "usage: ControlPlaneLoad heartbeat|longpoll PKI_DIR PORT ADMIN_PORT WORKERS [SECONDS] [WARMUP] [THREADS] [SERVER_PID] [WINDOWS]");
       System.exit(2);
     }
     String mode = args[0];
@@ -436,8 +514,14 @@ public final class ControlPlaneLoad {
     SpeedProbe probe = new SpeedProbe();
     probe.median(50); // JIT
     long[] quietProbe = probe.median(21);
-    System.out.println("speed probe before the load: arithmetic " + quietProbe[0] + " us, memory walk "
-        + quietProbe[1] + " us, sha-256 " + quietProbe[2] + " us");
+    System.out.println(
+        "speed probe before the load: arithmetic "
+            + quietProbe[0]
+            + " us, memory walk "
+            + quietProbe[1]
+            + " us, sha-256 "
+            + quietProbe[2]
+            + " us");
     List<Conn> conns = connectAll(workers);
     System.out.println("connected " + conns.size() + " workers (" + transport.wireName() + ")");
     LongAdder ok = new LongAdder();
@@ -464,7 +548,8 @@ public final class ControlPlaneLoad {
       long ok0 = ok.sum();
       long bad0 = bad.sum();
       long t0 = System.nanoTime();
-      // One probe per second: how fast the cores ran during this window. Its CPU (15-20 ms a second) is
+      // One probe per second: how fast the cores ran during this window. Its CPU (15-20 ms a
+      // second) is
       // part of the client CPU printed below.
       long[][] probes = new long[3][seconds];
       for (int i = 0; i < seconds; i++) {
@@ -488,12 +573,18 @@ public final class ControlPlaneLoad {
       long clientCpu = cpuTicks("self") - clientCpu0;
       String load1 = loadAverage();
       if (serverPid != null) {
-        // CPU time (user+sys, 10 ms ticks) the server process spent in the window: what a request costs it,
-        // whatever else the machine was doing. Split by thread: event loops, JIT compilers, GC/VM, the rest.
+        // CPU time (user+sys, 10 ms ticks) the server process spent in the window: what a request
+        // costs it,
+        // whatever else the machine was doing. Split by thread: event loops, JIT compilers, GC/VM,
+        // the rest.
         long serverCpu = server1.get("total") - server0.get("total");
-        System.out.printf("server CPU: %.2f s in %.1f s (%.0f%% of one core); %.1f us CPU per heartbeat"
-            + " => ~%.0f heartbeats/s per fully available core%n", serverCpu / 100.0, elapsed,
-            serverCpu / elapsed, serverCpu * 10_000.0 / Math.max(1, okCount),
+        System.out.printf(
+            "server CPU: %.2f s in %.1f s (%.0f%% of one core); %.1f us CPU per heartbeat"
+                + " => ~%.0f heartbeats/s per fully available core%n",
+            serverCpu / 100.0,
+            elapsed,
+            serverCpu / elapsed,
+            serverCpu * 10_000.0 / Math.max(1, okCount),
             okCount / Math.max(0.01, serverCpu / 100.0));
         StringBuilder split = new StringBuilder("  by thread (us per heartbeat):");
         for (String k : List.of("io", "jit", "gc+vm", "other")) {
@@ -502,24 +593,36 @@ public final class ControlPlaneLoad {
         }
         System.out.println(split);
         long ioTicks = server1.getOrDefault("io", 0L) - server0.getOrDefault("io", 0L);
-        System.out.printf("  event loops: %.0f%% in the kernel; per 1,000 heartbeats they blocked %.0f times"
-            + " and were preempted %.0f times%n",
-            100.0 * (server1.getOrDefault("io-sys", 0L) - server0.getOrDefault("io-sys", 0L)) / Math.max(1, ioTicks),
-            1000.0 * (server1.getOrDefault("io-blocked", 0L) - server0.getOrDefault("io-blocked", 0L))
+        System.out.printf(
+            "  event loops: %.0f%% in the kernel; per 1,000 heartbeats they blocked %.0f times"
+                + " and were preempted %.0f times%n",
+            100.0
+                * (server1.getOrDefault("io-sys", 0L) - server0.getOrDefault("io-sys", 0L))
+                / Math.max(1, ioTicks),
+            1000.0
+                * (server1.getOrDefault("io-blocked", 0L) - server0.getOrDefault("io-blocked", 0L))
                 / Math.max(1, okCount),
-            1000.0 * (server1.getOrDefault("io-preempted", 0L) - server0.getOrDefault("io-preempted", 0L))
+            1000.0
+                * (server1.getOrDefault("io-preempted", 0L)
+                    - server0.getOrDefault("io-preempted", 0L))
                 / Math.max(1, okCount));
       }
-      System.out.printf("client CPU: %.2f s (%.1f us per heartbeat)%n", clientCpu / 100.0,
-          clientCpu * 10_000.0 / Math.max(1, okCount));
-      System.out.printf("heartbeats: %d ok, %d non-200 or invalid in %.1f s over %d h2 connections: %.0f/s%n",
+      System.out.printf(
+          "client CPU: %.2f s (%.1f us per heartbeat)%n",
+          clientCpu / 100.0, clientCpu * 10_000.0 / Math.max(1, okCount));
+      System.out.printf(
+          "heartbeats: %d ok, %d non-200 or invalid in %.1f s over %d h2 connections: %.0f/s%n",
           okCount, badCount, elapsed, conns.size(), okCount / elapsed);
       System.out.println("load average before: " + load0 + " after: " + load1);
-      System.out.printf("speed probe (median of one a second, vs before the load): arithmetic %d us = %.2fx,"
-          + " memory walk %d us = %.2fx, sha-256 %d us = %.2fx%n",
-          probes[0][seconds / 2], probes[0][seconds / 2] / (double) quietProbe[0],
-          probes[1][seconds / 2], probes[1][seconds / 2] / (double) quietProbe[1],
-          probes[2][seconds / 2], probes[2][seconds / 2] / (double) quietProbe[2]);
+      System.out.printf(
+          "speed probe (median of one a second, vs before the load): arithmetic %d us = %.2fx,"
+              + " memory walk %d us = %.2fx, sha-256 %d us = %.2fx%n",
+          probes[0][seconds / 2],
+          probes[0][seconds / 2] / (double) quietProbe[0],
+          probes[1][seconds / 2],
+          probes[1][seconds / 2] / (double) quietProbe[1],
+          probes[2][seconds / 2],
+          probes[2][seconds / 2] / (double) quietProbe[2]);
       synchronized (histogram) {
         long total = 0;
         for (long v : histogram) {
@@ -553,8 +656,9 @@ public final class ControlPlaneLoad {
   }
 
   /**
-   * utime+stime ticks of a process's threads by kind: {@code io} (ql3cp-io event loops), {@code jit}
-   * (compiler threads), {@code gc+vm}, {@code other}, and {@code total} (the process, from its own stat).
+   * utime+stime ticks of a process's threads by kind: {@code io} (ql3cp-io event loops), {@code
+   * jit} (compiler threads), {@code gc+vm}, {@code other}, and {@code total} (the process, from its
+   * own stat).
    */
   static Map<String, Long> threadTicks(String pid) {
     Map<String, Long> out = new TreeMap<>();
@@ -569,18 +673,30 @@ public final class ControlPlaneLoad {
           String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
           String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
           long ticks = Long.parseLong(f[11]) + Long.parseLong(f[12]);
-          String kind = name.startsWith("ql3cp-io") ? "io" : name.contains("CompilerThre") ? "jit"
-              : name.startsWith("VM Thread") || name.startsWith("GC") ? "gc+vm" : "other";
+          String kind =
+              name.startsWith("ql3cp-io")
+                  ? "io"
+                  : name.contains("CompilerThre")
+                      ? "jit"
+                      : name.startsWith("VM Thread") || name.startsWith("GC") ? "gc+vm" : "other";
           out.merge(kind, ticks, Long::sum);
           if (kind.equals("io")) {
-            // How the event loops spent it: kernel ticks, and how often they blocked (epoll_wait with
-            // nothing to do) or were preempted: requests per wake-up decide much of the cost per request.
+            // How the event loops spent it: kernel ticks, and how often they blocked (epoll_wait
+            // with
+            // nothing to do) or were preempted: requests per wake-up decide much of the cost per
+            // request.
             out.merge("io-sys", Long.parseLong(f[12]), Long::sum);
             for (String line : Files.readAllLines(t.resolve("status"))) {
               if (line.startsWith("voluntary_ctxt_switches:")) {
-                out.merge("io-blocked", Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
+                out.merge(
+                    "io-blocked",
+                    Long.parseLong(line.substring(line.indexOf(':') + 1).trim()),
+                    Long::sum);
               } else if (line.startsWith("nonvoluntary_ctxt_switches:")) {
-                out.merge("io-preempted", Long.parseLong(line.substring(line.indexOf(':') + 1).trim()), Long::sum);
+                out.merge(
+                    "io-preempted",
+                    Long.parseLong(line.substring(line.indexOf(':') + 1).trim()),
+                    Long::sum);
               }
             }
           }
@@ -609,9 +725,9 @@ public final class ControlPlaneLoad {
   }
 
   /**
-   * One worker's heartbeat loop: the next heartbeat leaves as soon as the previous answer arrived (one session
-   * request at a time, as the contract requires). Counted only when the answer is a 200 whose body the
-   * contract's strict parser accepts and whose version is the next one.
+   * One worker's heartbeat loop: the next heartbeat leaves as soon as the previous answer arrived
+   * (one session request at a time, as the contract requires). Counted only when the answer is a
+   * 200 whose body the contract's strict parser accepts and whose version is the next one.
    */
   private void loop(Conn c, LongAdder ok, LongAdder bad, AtomicLong measuring, long[] histogram) {
     if (measuring.get() == 2) {
@@ -619,41 +735,49 @@ public final class ControlPlaneLoad {
     }
     long start = System.nanoTime();
     long sent = c.version;
-    c.post("heartbeat", c.heartbeat(sent)).whenComplete((r, e) -> {
-      if (e != null) {
-        if (measuring.get() != 2) {
-          bad.increment();
-          System.err.println(c.workerId + ": " + e);
-        }
-        return;
-      }
-      if (r.status() == 200) {
-        long next;
-        try {
-          next = HeartbeatResponse.parse(r.body()).version();
-        } catch (Exception ex) {
-          bad.increment();
-          System.err.println(c.workerId + ": invalid heartbeat response: " + ex);
-          return;
-        }
-        if (next != sent + 1) {
-          bad.increment();
-          System.err.println(c.workerId + ": sent version " + sent + ", answered version " + next);
-          return;
-        }
-        c.version = next;
-        ok.increment();
-        long us = Math.max(1, (System.nanoTime() - start) / 1000);
-        int bucket = 63 - Long.numberOfLeadingZeros(us);
-        synchronized (histogram) {
-          histogram[bucket]++;
-        }
-        loop(c, ok, bad, measuring, histogram);
-      } else {
-        bad.increment();
-        System.err.println(c.workerId + ": " + r.status() + " " + new String(r.body(), StandardCharsets.UTF_8));
-      }
-    });
+    c.post("heartbeat", c.heartbeat(sent))
+        .whenComplete(
+            (r, e) -> {
+              if (e != null) {
+                if (measuring.get() != 2) {
+                  bad.increment();
+                  System.err.println(c.workerId + ": " + e);
+                }
+                return;
+              }
+              if (r.status() == 200) {
+                long next;
+                try {
+                  next = HeartbeatResponse.parse(r.body()).version();
+                } catch (Exception ex) {
+                  bad.increment();
+                  System.err.println(c.workerId + ": invalid heartbeat response: " + ex);
+                  return;
+                }
+                if (next != sent + 1) {
+                  bad.increment();
+                  System.err.println(
+                      c.workerId + ": sent version " + sent + ", answered version " + next);
+                  return;
+                }
+                c.version = next;
+                ok.increment();
+                long us = Math.max(1, (System.nanoTime() - start) / 1000);
+                int bucket = 63 - Long.numberOfLeadingZeros(us);
+                synchronized (histogram) {
+                  histogram[bucket]++;
+                }
+                loop(c, ok, bad, measuring, histogram);
+              } else {
+                bad.increment();
+                System.err.println(
+                    c.workerId
+                        + ": "
+                        + r.status()
+                        + " "
+                        + new String(r.body(), StandardCharsets.UTF_8));
+              }
+            });
   }
 
   private void longPolls(int workers, int adminPort) throws Exception {
@@ -667,50 +791,82 @@ public final class ControlPlaneLoad {
     LongAdder offers = new LongAdder();
     AtomicLong lastAnswer = new AtomicLong();
     for (Conn c : conns) {
-      byte[] body = new PullRequest(c.generation, 1, new PullId(IDS.next()), 60_000).toCanonicalBytes();
-      c.post("pull", body).whenComplete((r, e) -> {
-        if (e == null) {
-          byte[] b = r.body();
-          try {
-            offers.add(PullResponse.parse(b).offers().size());
-          } catch (Exception ex) {
-            if (failures.incrementAndGet() <= 5) {
-              System.err.println(c.workerId + ": " + r.status() + " " + new String(b, StandardCharsets.UTF_8));
-            }
-          }
-        } else {
-          System.err.println(c.workerId + ": " + e);
-        }
-        lastAnswer.set(System.nanoTime());
-        answered.countDown();
-      });
+      byte[] body =
+          new PullRequest(c.generation, 1, new PullId(IDS.next()), 60_000).toCanonicalBytes();
+      c.post("pull", body)
+          .whenComplete(
+              (r, e) -> {
+                if (e == null) {
+                  byte[] b = r.body();
+                  try {
+                    offers.add(PullResponse.parse(b).offers().size());
+                  } catch (Exception ex) {
+                    if (failures.incrementAndGet() <= 5) {
+                      System.err.println(
+                          c.workerId
+                              + ": "
+                              + r.status()
+                              + " "
+                              + new String(b, StandardCharsets.UTF_8));
+                    }
+                  }
+                } else {
+                  System.err.println(c.workerId + ": " + e);
+                }
+                lastAnswer.set(System.nanoTime());
+                answered.countDown();
+              });
     }
     HttpClient admin = HttpClient.newHttpClient();
     String parked = "";
     for (int i = 0; i < 600; i++) {
-      parked = admin.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/connections")).build(),
-          HttpResponse.BodyHandlers.ofString()).body();
+      parked =
+          admin
+              .send(
+                  HttpRequest.newBuilder(
+                          URI.create("http://127.0.0.1:" + adminPort + "/connections"))
+                      .build(),
+                  HttpResponse.BodyHandlers.ofString())
+              .body();
       if (parked.contains("\"parkedPulls\":" + workers)) {
         break;
       }
       Thread.sleep(100);
     }
     String count = parked.replaceAll(".*\"parkedPulls\":(\\d+).*", "$1");
-    System.out.println("server holds " + count + " parked pulls (answered early: "
-        + (workers - answered.getCount()) + ")");
+    System.out.println(
+        "server holds "
+            + count
+            + " parked pulls (answered early: "
+            + (workers - answered.getCount())
+            + ")");
     String load0 = loadAverage();
     long serverCpu0 = cpuTicks(serverPid);
     long t0 = System.nanoTime();
-    HttpResponse<String> sub = admin.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/runs"))
-        .POST(HttpRequest.BodyPublishers.ofString("{\"count\":" + workers + ",\"executor\":\"noop\",\"spec\":{}}"))
-        .build(), HttpResponse.BodyHandlers.ofString());
+    HttpResponse<String> sub =
+        admin.send(
+            HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + adminPort + "/runs"))
+                .POST(
+                    HttpRequest.BodyPublishers.ofString(
+                        "{\"count\":" + workers + ",\"executor\":\"noop\",\"spec\":{}}"))
+                .build(),
+            HttpResponse.BodyHandlers.ofString());
     long submitted = System.nanoTime();
     boolean all = answered.await(60, TimeUnit.SECONDS);
     long serverCpu = cpuTicks(serverPid) - serverCpu0;
-    System.out.printf("submit of %d runs answered %d in %.1f ms; all %d parked pulls answered: %s, offers: %d, "
-        + "failures: %d, last answer %.1f ms after the submit was sent%n", workers, sub.statusCode(),
-        (submitted - t0) / 1e6, workers, all, offers.sum(), failures.get(), (lastAnswer.get() - t0) / 1e6);
-    System.out.printf("server CPU from the submit to the last answer: %.2f s; load average before: %s after: %s%n",
+    System.out.printf(
+        "submit of %d runs answered %d in %.1f ms; all %d parked pulls answered: %s, offers: %d, "
+            + "failures: %d, last answer %.1f ms after the submit was sent%n",
+        workers,
+        sub.statusCode(),
+        (submitted - t0) / 1e6,
+        workers,
+        all,
+        offers.sum(),
+        failures.get(),
+        (lastAnswer.get() - t0) / 1e6);
+    System.out.printf(
+        "server CPU from the submit to the last answer: %.2f s; load average before: %s after: %s%n",
         serverCpu / 100.0, load0, loadAverage());
   }
 }

@@ -8,26 +8,33 @@ import java.util.Arrays;
 import java.util.Random;
 
 /**
- * How fast this machine runs right now. Three fixed loops are timed in thread CPU time, so waiting for a core
- * does not count, but a slower core does: a latency-bound arithmetic chain (clock speed), a dependent random
- * walk over 64 MiB (memory latency and contention: 8 MiB fitted in the L3 of the idle machine, so it mostly
- * showed the benchmark's own cache pressure), and SHA-256 over 64 KiB (throughput-bound, many instructions
- * per cycle, like TLS and HTTP/2 code; meant to notice a busy hyperthread sibling on the host, which a
- * latency-bound chain barely does: not yet shown to). On the shared 2-core machines here whole runs were seen
- * to cost 1.5x more CPU per request in both processes at once, while the arithmetic chain did not move: the
- * probe is a record of what it measured, not a filter for windows.
+ * How fast this machine runs right now. Three fixed loops are timed in thread CPU time, so waiting
+ * for a core does not count, but a slower core does: a latency-bound arithmetic chain (clock
+ * speed), a dependent random walk over 64 MiB (memory latency and contention: 8 MiB fitted in the
+ * L3 of the idle machine, so it mostly showed the benchmark's own cache pressure), and SHA-256 over
+ * 64 KiB (throughput-bound, many instructions per cycle, like TLS and HTTP/2 code; meant to notice
+ * a busy hyperthread sibling on the host, which a latency-bound chain barely does: not yet shown
+ * to). On the shared 2-core machines here whole runs were seen to cost 1.5x more CPU per request in
+ * both processes at once, while the arithmetic chain did not move: the probe is a record of what it
+ * measured, not a filter for windows.
  */
 final class SpeedProbe {
   private static final int ALU_ITERATIONS = 2_000_000;
-  private static final int WALK_STEPS = 50_000; // 10-20 ms: the probe runs inside the measured client
+  private static final int WALK_STEPS =
+      50_000; // 10-20 ms: the probe runs inside the measured client
   private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
 
-  /** One random cycle through all slots (Sattolo's shuffle): every step is a dependent cache miss. */
+  /**
+   * One random cycle through all slots (Sattolo's shuffle): every step is a dependent cache miss.
+   */
   private final int[] next = new int[16 * 1024 * 1024]; // 64 MiB: more than this EPYC's L3
+
   private final byte[] block = new byte[64 * 1024];
   private final MessageDigest sha256;
+
   /** The loops' results, kept in fields so the JIT cannot drop the loops. */
   private long sink;
+
   private int at;
 
   SpeedProbe() {
@@ -102,5 +109,4 @@ final class SpeedProbe {
   long[] once() {
     return new long[] {alu(), memory(), hash()};
   }
-
 }

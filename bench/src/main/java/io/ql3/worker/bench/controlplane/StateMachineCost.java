@@ -24,10 +24,11 @@ import java.time.ZoneOffset;
 import java.util.Random;
 
 /**
- * CPU cost of the server's heartbeat logic without network or TLS: strict parse (contract module, canonical
- * check included) + {@link ControlPlane#heartbeat} + canonical response, for W sessions in turn. Measured
- * as this thread's CPU time (ThreadMXBean), so other processes on the machine inflate it less than wall time.
- * A plain main with warm-up rounds, not JMH. Usage: {@code StateMachineCost [WORKERS] [ROUNDS]}.
+ * CPU cost of the server's heartbeat logic without network or TLS: strict parse (contract module,
+ * canonical check included) + {@link ControlPlane#heartbeat} + canonical response, for W sessions
+ * in turn. Measured as this thread's CPU time (ThreadMXBean), so other processes on the machine
+ * inflate it less than wall time. A plain main with warm-up rounds, not JMH. Usage: {@code
+ * StateMachineCost [WORKERS] [ROUNDS]}.
  */
 public final class StateMachineCost {
   private StateMachineCost() {}
@@ -61,12 +62,25 @@ public final class StateMachineCost {
     int rounds = args.length > 1 ? Integer.parseInt(args[1]) : 500;
     ManualClock clock = new ManualClock();
     ContractWire wire = new ContractWire();
-    ControlPlane cp = new ControlPlane(clock, new Settings(10_000, 30_000, 30_000, 500, 64), wire,
-        new Auditor(clock, EventLog.quiet()), EventLog.quiet());
+    ControlPlane cp =
+        new ControlPlane(
+            clock,
+            new Settings(10_000, 30_000, 30_000, 500, 64),
+            wire,
+            new Auditor(clock, EventLog.quiet()),
+            EventLog.quiet());
     Uuid7Generator ids = new Uuid7Generator(System::currentTimeMillis, new Random(1));
-    byte[] reg = RegisterRequest.of(new CapabilityBuilder().agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
-        .architecture("amd64").executor("noop", "1").limits(4, 65536, 4).profile(Profile.NODE).build(), 4)
-        .toCanonicalBytes();
+    byte[] reg =
+        RegisterRequest.of(
+                new CapabilityBuilder()
+                    .agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
+                    .architecture("amd64")
+                    .executor("noop", "1")
+                    .limits(4, 65536, 4)
+                    .profile(Profile.NODE)
+                    .build(),
+                4)
+            .toCanonicalBytes();
     String[] sessions = new String[workers];
     for (int w = 0; w < workers; w++) {
       sessions[w] = ids.next();
@@ -86,8 +100,10 @@ public final class StateMachineCost {
         wall0 = System.nanoTime();
       }
       clock.now += 10_000;
-      byte[] body = new HeartbeatRequest(new Capacity(4, 4), 1, new RunCounts(0, 0), SessionStatus.ACTIVE, version)
-          .toCanonicalBytes();
+      byte[] body =
+          new HeartbeatRequest(
+                  new Capacity(4, 4), 1, new RunCounts(0, 0), SessionStatus.ACTIVE, version)
+              .toCanonicalBytes();
       for (int w = 0; w < workers; w++) {
         Commands.Heartbeat cmd = wire.parseHeartbeat(body);
         Reply r = cp.heartbeat("w" + w, sessions[w], body, cmd);
@@ -100,7 +116,8 @@ public final class StateMachineCost {
     long ops = (long) (rounds - warmup) * workers;
     double cpuNs = (mx.getCurrentThreadCpuTime() - cpu0) / (double) ops;
     double wallNs = (System.nanoTime() - wall0) / (double) ops;
-    System.out.printf("heartbeat parse+apply+respond: %d ops, %.2f us CPU/op (%.2f us wall/op) => ~%.0f ops/s per core%n",
+    System.out.printf(
+        "heartbeat parse+apply+respond: %d ops, %.2f us CPU/op (%.2f us wall/op) => ~%.0f ops/s per core%n",
         ops, cpuNs / 1000, wallNs / 1000, 1e9 / cpuNs);
   }
 }

@@ -23,8 +23,8 @@ import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The bare group-commit loop, the ceiling for the journal: JMH threads are the T producers, each
- * op queues one 256-byte record and waits until it is forced; one writer drains the queue, writes
+ * The bare group-commit loop, the ceiling for the journal: JMH threads are the T producers, each op
+ * queues one 256-byte record and waits until it is forced; one writer drains the queue, writes
  * once, forces once. No framing, CRC, state or segments. Run with {@code -t 1,4,16,64}.
  */
 @State(Scope.Benchmark)
@@ -34,71 +34,71 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 1, time = 2)
 @Measurement(iterations = 3, time = 3)
 public class BareGroupCommitBenchmark {
-    private static final long SIZE = 256L << 20;
-    private static final CompletableFuture<Void> STOP = new CompletableFuture<>();
+  private static final long SIZE = 256L << 20;
+  private static final CompletableFuture<Void> STOP = new CompletableFuture<>();
 
-    private Path dir;
-    private FileChannel ch;
-    private final ArrayBlockingQueue<CompletableFuture<Void>> queue = new ArrayBlockingQueue<>(4096);
-    private Thread writer;
+  private Path dir;
+  private FileChannel ch;
+  private final ArrayBlockingQueue<CompletableFuture<Void>> queue = new ArrayBlockingQueue<>(4096);
+  private Thread writer;
 
-    @Setup(Level.Trial)
-    public void setUp() throws IOException {
-        dir = BenchFiles.tempDir("bare-group-commit");
-        ch = BenchFiles.preallocated(dir.resolve("bare.dat"), SIZE);
-        writer = new Thread(this::writeLoop, "bench-bare-writer");
-        writer.start();
-    }
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    dir = BenchFiles.tempDir("bare-group-commit");
+    ch = BenchFiles.preallocated(dir.resolve("bare.dat"), SIZE);
+    writer = new Thread(this::writeLoop, "bench-bare-writer");
+    writer.start();
+  }
 
-    @TearDown(Level.Trial)
-    public void tearDown() throws Exception {
-        queue.put(STOP);
-        writer.join();
-        ch.close();
-        BenchFiles.deleteTree(dir);
-    }
+  @TearDown(Level.Trial)
+  public void tearDown() throws Exception {
+    queue.put(STOP);
+    writer.join();
+    ch.close();
+    BenchFiles.deleteTree(dir);
+  }
 
-    private void writeLoop() {
-        ByteBuffer buf = ByteBuffer.allocateDirect(4096 * 256);
-        byte[] record = new byte[256];
-        List<CompletableFuture<Void>> batch = new ArrayList<>();
-        long pos = 0;
-        try {
-            while (true) {
-                batch.add(queue.take());
-                queue.drainTo(batch);
-                boolean stop = batch.remove(STOP);
-                buf.clear();
-                for (int i = 0; i < batch.size(); i++) {
-                    buf.put(record);
-                }
-                buf.flip();
-                if (pos + buf.remaining() > SIZE) {
-                    pos = 0;
-                }
-                long p = pos;
-                while (buf.hasRemaining()) {
-                    p += ch.write(buf, p);
-                }
-                ch.force(false);
-                pos = p;
-                for (CompletableFuture<Void> f : batch) {
-                    f.complete(null);
-                }
-                batch.clear();
-                if (stop) {
-                    return;
-                }
-            }
-        } catch (Exception e) {
-            batch.forEach(f -> f.completeExceptionally(e));
+  private void writeLoop() {
+    ByteBuffer buf = ByteBuffer.allocateDirect(4096 * 256);
+    byte[] record = new byte[256];
+    List<CompletableFuture<Void>> batch = new ArrayList<>();
+    long pos = 0;
+    try {
+      while (true) {
+        batch.add(queue.take());
+        queue.drainTo(batch);
+        boolean stop = batch.remove(STOP);
+        buf.clear();
+        for (int i = 0; i < batch.size(); i++) {
+          buf.put(record);
         }
+        buf.flip();
+        if (pos + buf.remaining() > SIZE) {
+          pos = 0;
+        }
+        long p = pos;
+        while (buf.hasRemaining()) {
+          p += ch.write(buf, p);
+        }
+        ch.force(false);
+        pos = p;
+        for (CompletableFuture<Void> f : batch) {
+          f.complete(null);
+        }
+        batch.clear();
+        if (stop) {
+          return;
+        }
+      }
+    } catch (Exception e) {
+      batch.forEach(f -> f.completeExceptionally(e));
     }
+  }
 
-    @Benchmark
-    public void appendDurable256() throws Exception {
-        CompletableFuture<Void> f = new CompletableFuture<>();
-        queue.put(f);
-        f.get();
-    }
+  @Benchmark
+  public void appendDurable256() throws Exception {
+    CompletableFuture<Void> f = new CompletableFuture<>();
+    queue.put(f);
+    f.get();
+  }
 }

@@ -20,8 +20,8 @@ import org.openjdk.jmh.annotations.Threads;
 import org.openjdk.jmh.annotations.Warmup;
 
 /**
- * The physical limit: one 256-byte write + force(false) per operation on a preallocated file,
- * one thread. Everything else is measured against this, in the same run and JDK.
+ * The physical limit: one 256-byte write + force(false) per operation on a preallocated file, one
+ * thread. Everything else is measured against this, in the same run and JDK.
  */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.Throughput)
@@ -31,32 +31,32 @@ import org.openjdk.jmh.annotations.Warmup;
 @Warmup(iterations = 1, time = 2)
 @Measurement(iterations = 3, time = 3)
 public class RawForceBenchmark {
-    private static final long SIZE = 64L << 20;
-    private Path dir;
-    private FileChannel ch;
-    private final ByteBuffer record = ByteBuffer.allocateDirect(256);
-    private long pos;
+  private static final long SIZE = 64L << 20;
+  private Path dir;
+  private FileChannel ch;
+  private final ByteBuffer record = ByteBuffer.allocateDirect(256);
+  private long pos;
 
-    @Setup(Level.Trial)
-    public void setUp() throws IOException {
-        dir = BenchFiles.tempDir("raw-force");
-        ch = BenchFiles.preallocated(dir.resolve("raw.dat"), SIZE);
-        for (int i = 0; i < 256; i++) {
-            record.put(i, (byte) i);
-        }
+  @Setup(Level.Trial)
+  public void setUp() throws IOException {
+    dir = BenchFiles.tempDir("raw-force");
+    ch = BenchFiles.preallocated(dir.resolve("raw.dat"), SIZE);
+    for (int i = 0; i < 256; i++) {
+      record.put(i, (byte) i);
     }
+  }
 
-    @TearDown(Level.Trial)
-    public void tearDown() throws IOException {
-        ch.close();
-        BenchFiles.deleteTree(dir);
-    }
+  @TearDown(Level.Trial)
+  public void tearDown() throws IOException {
+    ch.close();
+    BenchFiles.deleteTree(dir);
+  }
 
-    @Benchmark
-    public void writeAndForce256() throws IOException {
-        record.clear();
-        ch.write(record, pos);
-        ch.force(false);
-        pos = (pos + 256) % SIZE;
-    }
+  @Benchmark
+  public void writeAndForce256() throws IOException {
+    record.clear();
+    ch.write(record, pos);
+    ch.force(false);
+    pos = (pos + 256) % SIZE;
+  }
 }

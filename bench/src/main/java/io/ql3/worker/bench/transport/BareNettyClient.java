@@ -47,98 +47,138 @@ import java.util.concurrent.TimeUnit;
  * classification or parsing.
  */
 final class BareNettyClient implements AutoCloseable {
-    private final EventLoopGroup group = new MultiThreadIoEventLoopGroup(1, new DefaultThreadFactory("bare-client", true),
-            NioIoHandler.newFactory());
-    private final Channel channel;
-    private final boolean h2;
-    private volatile CompletableFuture<byte[]> pending;
+  private final EventLoopGroup group =
+      new MultiThreadIoEventLoopGroup(
+          1, new DefaultThreadFactory("bare-client", true), NioIoHandler.newFactory());
+  private final Channel channel;
+  private final boolean h2;
+  private volatile CompletableFuture<byte[]> pending;
 
-    BareNettyClient(BenchPki pki, int port, boolean offerH2) throws Exception {
-        SslContext ssl = SslContextBuilder.forClient().sslProvider(SslProvider.JDK).protocols("TLSv1.3")
-                .keyManager(pki.clientKeys.getPrivate(), pki.client).trustManager(pki.ca)
-                .endpointIdentificationAlgorithm("HTTPS")
-                .applicationProtocolConfig(new ApplicationProtocolConfig(ApplicationProtocolConfig.Protocol.ALPN,
-                        ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                        ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                        offerH2 ? new String[] {ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1}
-                                : new String[] {ApplicationProtocolNames.HTTP_1_1}))
-                .build();
-        CompletableFuture<String> negotiated = new CompletableFuture<>();
-        channel = new Bootstrap().group(group).channel(NioSocketChannel.class)
-                .handler(new ChannelInitializer<SocketChannel>() {
-                    @Override
-                    protected void initChannel(SocketChannel ch) {
-                        ch.pipeline().addLast(ssl.newHandler(ch.alloc(), "127.0.0.1", port));
-                        // Configure by ALPN before any application byte is passed on (replayed after).
-                        ch.pipeline().addLast(new ApplicationProtocolNegotiationHandler(ApplicationProtocolNames.HTTP_1_1) {
-                            @Override
-                            protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
+  BareNettyClient(BenchPki pki, int port, boolean offerH2) throws Exception {
+    SslContext ssl =
+        SslContextBuilder.forClient()
+            .sslProvider(SslProvider.JDK)
+            .protocols("TLSv1.3")
+            .keyManager(pki.clientKeys.getPrivate(), pki.client)
+            .trustManager(pki.ca)
+            .endpointIdentificationAlgorithm("HTTPS")
+            .applicationProtocolConfig(
+                new ApplicationProtocolConfig(
+                    ApplicationProtocolConfig.Protocol.ALPN,
+                    ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                    offerH2
+                        ? new String[] {
+                          ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1
+                        }
+                        : new String[] {ApplicationProtocolNames.HTTP_1_1}))
+            .build();
+    CompletableFuture<String> negotiated = new CompletableFuture<>();
+    channel =
+        new Bootstrap()
+            .group(group)
+            .channel(NioSocketChannel.class)
+            .handler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel ch) {
+                    ch.pipeline().addLast(ssl.newHandler(ch.alloc(), "127.0.0.1", port));
+                    // Configure by ALPN before any application byte is passed on (replayed after).
+                    ch.pipeline()
+                        .addLast(
+                            new ApplicationProtocolNegotiationHandler(
+                                ApplicationProtocolNames.HTTP_1_1) {
+                              @Override
+                              protected void configurePipeline(
+                                  ChannelHandlerContext ctx, String protocol) {
                                 if (ApplicationProtocolNames.HTTP_2.equals(protocol)) {
-                                    ctx.pipeline().addLast(Http2FrameCodecBuilder.forClient().build(),
-                                            new Http2MultiplexHandler(new ChannelInboundHandlerAdapter()));
+                                  ctx.pipeline()
+                                      .addLast(
+                                          Http2FrameCodecBuilder.forClient().build(),
+                                          new Http2MultiplexHandler(
+                                              new ChannelInboundHandlerAdapter()));
                                 } else {
-                                    ctx.pipeline().addLast(new HttpClientCodec(), new HttpObjectAggregator(1 << 16),
-                                            new SimpleChannelInboundHandler<FullHttpResponse>() {
-                                                @Override
-                                                protected void channelRead0(ChannelHandlerContext c, FullHttpResponse msg) {
-                                                    pending.complete(ByteBufUtil.getBytes(msg.content()));
-                                                }
-                                            });
+                                  ctx.pipeline()
+                                      .addLast(
+                                          new HttpClientCodec(),
+                                          new HttpObjectAggregator(1 << 16),
+                                          new SimpleChannelInboundHandler<FullHttpResponse>() {
+                                            @Override
+                                            protected void channelRead0(
+                                                ChannelHandlerContext c, FullHttpResponse msg) {
+                                              pending.complete(ByteBufUtil.getBytes(msg.content()));
+                                            }
+                                          });
                                 }
                                 negotiated.complete(protocol);
-                            }
-                        });
-                    }
-                }).connect("127.0.0.1", port).sync().channel();
-        h2 = ApplicationProtocolNames.HTTP_2.equals(negotiated.get(10, TimeUnit.SECONDS));
-    }
+                              }
+                            });
+                  }
+                })
+            .connect("127.0.0.1", port)
+            .sync()
+            .channel();
+    h2 = ApplicationProtocolNames.HTTP_2.equals(negotiated.get(10, TimeUnit.SECONDS));
+  }
 
-    byte[] roundTrip(String path, byte[] body) throws Exception {
-        CompletableFuture<byte[]> f = new CompletableFuture<>();
-        pending = f;
-        if (h2) {
-            Http2StreamChannel stream = new Http2StreamChannelBootstrap(channel)
-                    .handler(new ChannelInboundHandlerAdapter() {
-                        private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+  byte[] roundTrip(String path, byte[] body) throws Exception {
+    CompletableFuture<byte[]> f = new CompletableFuture<>();
+    pending = f;
+    if (h2) {
+      Http2StreamChannel stream =
+          new Http2StreamChannelBootstrap(channel)
+              .handler(
+                  new ChannelInboundHandlerAdapter() {
+                    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
 
-                        @Override
-                        public void channelRead(ChannelHandlerContext ctx, Object msg) {
-                            try {
-                                if (msg instanceof Http2DataFrame d) {
-                                    out.write(ByteBufUtil.getBytes(d.content()), 0, d.content().readableBytes());
-                                    if (d.isEndStream()) {
-                                        f.complete(out.toByteArray());
-                                    }
-                                } else if (msg instanceof Http2HeadersFrame h && h.isEndStream()) {
-                                    f.complete(out.toByteArray());
-                                }
-                            } finally {
-                                ReferenceCountUtil.release(msg);
-                            }
+                    @Override
+                    public void channelRead(ChannelHandlerContext ctx, Object msg) {
+                      try {
+                        if (msg instanceof Http2DataFrame d) {
+                          out.write(
+                              ByteBufUtil.getBytes(d.content()), 0, d.content().readableBytes());
+                          if (d.isEndStream()) {
+                            f.complete(out.toByteArray());
+                          }
+                        } else if (msg instanceof Http2HeadersFrame h && h.isEndStream()) {
+                          f.complete(out.toByteArray());
                         }
-                    }).open().sync().getNow();
-            DefaultHttp2Headers h = new DefaultHttp2Headers();
-            h.method("POST").scheme("https").authority("127.0.0.1").path(path);
-            h.set("content-type", "application/json").set("accept", "application/json")
-                    .set("user-agent", "ql3-worker/bench").set("authorization", "Bearer " + BenchPki.TOKEN)
-                    .setInt("content-length", body.length);
-            stream.write(new DefaultHttp2HeadersFrame(h, false));
-            stream.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true));
-        } else {
-            DefaultFullHttpRequest req = new DefaultFullHttpRequest(HttpVersion.HTTP_1_1, HttpMethod.POST, path,
-                    Unpooled.wrappedBuffer(body));
-            req.headers().set(HttpHeaderNames.HOST, "127.0.0.1").set(HttpHeaderNames.CONTENT_TYPE, "application/json")
-                    .set(HttpHeaderNames.ACCEPT, "application/json").set(HttpHeaderNames.USER_AGENT, "ql3-worker/bench")
-                    .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + BenchPki.TOKEN)
-                    .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
-            channel.writeAndFlush(req);
-        }
-        return f.get(10, TimeUnit.SECONDS);
+                      } finally {
+                        ReferenceCountUtil.release(msg);
+                      }
+                    }
+                  })
+              .open()
+              .sync()
+              .getNow();
+      DefaultHttp2Headers h = new DefaultHttp2Headers();
+      h.method("POST").scheme("https").authority("127.0.0.1").path(path);
+      h.set("content-type", "application/json")
+          .set("accept", "application/json")
+          .set("user-agent", "ql3-worker/bench")
+          .set("authorization", "Bearer " + BenchPki.TOKEN)
+          .setInt("content-length", body.length);
+      stream.write(new DefaultHttp2HeadersFrame(h, false));
+      stream.writeAndFlush(new DefaultHttp2DataFrame(Unpooled.wrappedBuffer(body), true));
+    } else {
+      DefaultFullHttpRequest req =
+          new DefaultFullHttpRequest(
+              HttpVersion.HTTP_1_1, HttpMethod.POST, path, Unpooled.wrappedBuffer(body));
+      req.headers()
+          .set(HttpHeaderNames.HOST, "127.0.0.1")
+          .set(HttpHeaderNames.CONTENT_TYPE, "application/json")
+          .set(HttpHeaderNames.ACCEPT, "application/json")
+          .set(HttpHeaderNames.USER_AGENT, "ql3-worker/bench")
+          .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + BenchPki.TOKEN)
+          .setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);
+      channel.writeAndFlush(req);
     }
+    return f.get(10, TimeUnit.SECONDS);
+  }
 
-    @Override
-    public void close() {
-        channel.close().syncUninterruptibly();
-        group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
-    }
+  @Override
+  public void close() {
+    channel.close().syncUninterruptibly();
+    group.shutdownGracefully(0, 1, TimeUnit.SECONDS).syncUninterruptibly();
+  }
 }

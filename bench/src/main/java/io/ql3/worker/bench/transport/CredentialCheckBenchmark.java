@@ -21,7 +21,10 @@ import org.openjdk.jmh.annotations.State;
 import org.openjdk.jmh.annotations.TearDown;
 import org.openjdk.jmh.annotations.Warmup;
 
-/** The per-request credential check when no file changed: no read; four stats at most (target ≤ 5 µs). */
+/**
+ * The per-request credential check when no file changed: no read; four stats at most (target ≤ 5
+ * µs).
+ */
 @State(Scope.Benchmark)
 @BenchmarkMode(Mode.AverageTime)
 @OutputTimeUnit(TimeUnit.NANOSECONDS)
@@ -29,33 +32,41 @@ import org.openjdk.jmh.annotations.Warmup;
 @Measurement(iterations = 5, time = 2)
 @Fork(1)
 public class CredentialCheckBenchmark {
-    /** 250: the default (stat result reused for 250 ms); 0: four stats on every call. */
-    @Param({"250", "0"})
-    public long checkIntervalMs;
+  /** 250: the default (stat result reused for 250 ms); 0: four stats on every call. */
+  @Param({"250", "0"})
+  public long checkIntervalMs;
 
-    private Path dir;
-    private CredentialProvider provider;
-    private long generation;
+  private Path dir;
+  private CredentialProvider provider;
+  private long generation;
 
-    @Setup(Level.Trial)
-    public void setUp() throws Exception {
-        dir = Files.createTempDirectory("bench-credentials");
-        new BenchPki().writeClientFiles(dir);
-        provider = CredentialProvider.load(new CredentialFiles(dir.resolve("client.pem"), dir.resolve("client.key"),
-                dir.resolve("ca.pem"), dir.resolve("token")), BenchPki.WORKER, Clock.systemUTC(),
-                CredentialProvider.Settings.defaults().withCheckInterval(java.time.Duration.ofMillis(checkIntervalMs)));
-        generation = provider.tls().generation();
+  @Setup(Level.Trial)
+  public void setUp() throws Exception {
+    dir = Files.createTempDirectory("bench-credentials");
+    new BenchPki().writeClientFiles(dir);
+    provider =
+        CredentialProvider.load(
+            new CredentialFiles(
+                dir.resolve("client.pem"),
+                dir.resolve("client.key"),
+                dir.resolve("ca.pem"),
+                dir.resolve("token")),
+            BenchPki.WORKER,
+            Clock.systemUTC(),
+            CredentialProvider.Settings.defaults()
+                .withCheckInterval(java.time.Duration.ofMillis(checkIntervalMs)));
+    generation = provider.tls().generation();
+  }
+
+  @Benchmark
+  public Credentials unchangedCheck() {
+    return provider.current();
+  }
+
+  @TearDown(Level.Trial)
+  public void tearDown() {
+    if (provider.tls().generation() != generation) {
+      throw new IllegalStateException("credentials changed during the benchmark");
     }
-
-    @Benchmark
-    public Credentials unchangedCheck() {
-        return provider.current();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-        if (provider.tls().generation() != generation) {
-            throw new IllegalStateException("credentials changed during the benchmark");
-        }
-    }
+  }
 }

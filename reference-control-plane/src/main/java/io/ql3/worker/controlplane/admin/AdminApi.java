@@ -17,8 +17,8 @@ import java.util.Map;
 
 /**
  * The admin API's routes, independent of HTTP plumbing: method + path + body in, status + JSON out.
- * Routes: GET /health, POST /runs, GET /runs, GET /runs/{id}, POST /runs/{id}/cancel, GET /sessions,
- * POST /workers/{id}/fence, GET /violations, GET /connections, GET|POST|DELETE /faults.
+ * Routes: GET /health, POST /runs, GET /runs, GET /runs/{id}, POST /runs/{id}/cancel, GET
+ * /sessions, POST /workers/{id}/fence, GET /violations, GET /connections, GET|POST|DELETE /faults.
  */
 public final class AdminApi {
   /** An admin answer. */
@@ -31,7 +31,11 @@ public final class AdminApi {
   private final Auditor auditor;
   private final ObjectMapper json = new ObjectMapper();
 
-  public AdminApi(ControlPlane controlPlane, FaultPlan faults, ConnectionRegistry connections, RequestStats stats,
+  public AdminApi(
+      ControlPlane controlPlane,
+      FaultPlan faults,
+      ConnectionRegistry connections,
+      RequestStats stats,
       Auditor auditor) {
     this.controlPlane = controlPlane;
     this.faults = faults;
@@ -58,9 +62,15 @@ public final class AdminApi {
       }
       if (seg.length == 3 && seg[1].equals("runs") && method.equals("GET")) {
         controlPlane.sweep();
-        return controlPlane.run(seg[2]).map(this::ok).orElseGet(() -> error(404, "unknown run " + seg[2]));
+        return controlPlane
+            .run(seg[2])
+            .map(this::ok)
+            .orElseGet(() -> error(404, "unknown run " + seg[2]));
       }
-      if (seg.length == 4 && seg[1].equals("runs") && seg[3].equals("cancel") && method.equals("POST")) {
+      if (seg.length == 4
+          && seg[1].equals("runs")
+          && seg[3].equals("cancel")
+          && method.equals("POST")) {
         ControlPlane.CancelResult r = controlPlane.cancel(seg[2]);
         if (r == ControlPlane.CancelResult.UNKNOWN) {
           return error(404, "unknown run " + seg[2]);
@@ -71,9 +81,13 @@ public final class AdminApi {
         controlPlane.sweep();
         return ok(Map.of("workers", controlPlane.workers()));
       }
-      if (seg.length == 4 && seg[1].equals("workers") && seg[3].equals("fence") && method.equals("POST")) {
+      if (seg.length == 4
+          && seg[1].equals("workers")
+          && seg[3].equals("fence")
+          && method.equals("POST")) {
         boolean fenced = controlPlane.fenceWorker(seg[2]);
-        return fenced ? ok(Map.of("workerId", seg[2], "fenced", true))
+        return fenced
+            ? ok(Map.of("workerId", seg[2], "fenced", true))
             : error(404, "worker " + seg[2] + " has no current session");
       }
       if (path.equals("/violations") && method.equals("GET")) {
@@ -82,16 +96,21 @@ public final class AdminApi {
         Map<String, Long> counts = new LinkedHashMap<>();
         auditor.counts().forEach((k, v) -> counts.put(k.wire(), v));
         out.put("counts", counts);
-        out.put("violations", auditor.violations().stream().map(v -> {
-          Map<String, Object> m = new LinkedHashMap<>();
-          m.put("seq", v.seq());
-          m.put("atMs", v.atMillis());
-          m.put("kind", v.kind().wire());
-          m.put("workerId", v.workerId());
-          m.put("sessionId", v.sessionId());
-          m.put("detail", v.detail());
-          return m;
-        }).toList());
+        out.put(
+            "violations",
+            auditor.violations().stream()
+                .map(
+                    v -> {
+                      Map<String, Object> m = new LinkedHashMap<>();
+                      m.put("seq", v.seq());
+                      m.put("atMs", v.atMillis());
+                      m.put("kind", v.kind().wire());
+                      m.put("workerId", v.workerId());
+                      m.put("sessionId", v.sessionId());
+                      m.put("detail", v.detail());
+                      return m;
+                    })
+                .toList());
         return ok(out);
       }
       if (path.equals("/connections") && method.equals("GET")) {
@@ -130,18 +149,28 @@ public final class AdminApi {
   private Answer addFault(JsonNode n) {
     String action = text(n, "action", null);
     if (action == null) {
-      throw new IllegalArgumentException("action is required: error, drop-after-apply, delay or close-connections");
+      throw new IllegalArgumentException(
+          "action is required: error, drop-after-apply, delay or close-connections");
     }
     if (action.equals("close-connections")) {
       return ok(Map.of("closed", connections.closeAll()));
     }
-    Fault f = faults.add(text(n, "operation", null), Fault.Action.ofWire(action), (int) number(n, "status", 0),
-        text(n, "code", null), (int) number(n, "retryAfter", -1), number(n, "delayMs", 0),
-        (int) number(n, "count", 1));
+    Fault f =
+        faults.add(
+            text(n, "operation", null),
+            Fault.Action.ofWire(action),
+            (int) number(n, "status", 0),
+            text(n, "code", null),
+            (int) number(n, "retryAfter", -1),
+            number(n, "delayMs", 0),
+            (int) number(n, "count", 1));
     return ok(view(f));
   }
 
-  /** A fault as the admin API shows it: the same member names and action spelling as {@code POST /faults}. */
+  /**
+   * A fault as the admin API shows it: the same member names and action spelling as {@code POST
+   * /faults}.
+   */
   private static Map<String, Object> view(Fault f) {
     Map<String, Object> m = new LinkedHashMap<>();
     m.put("id", f.id());
@@ -184,9 +213,16 @@ public final class AdminApi {
     } catch (com.fasterxml.jackson.core.JsonProcessingException e) {
       throw new IllegalArgumentException("spec: " + e.getOriginalMessage());
     }
-    return new RunSubmission((int) number(n, "count", 1), text(n, "executor", null), specBytes,
-        number(n, "timeoutMs", 60_000), text(n, "workerId", null), labels, text(n, "runId", null),
-        text(n, "idempotencyKey", null), number(n, "delayMs", 0));
+    return new RunSubmission(
+        (int) number(n, "count", 1),
+        text(n, "executor", null),
+        specBytes,
+        number(n, "timeoutMs", 60_000),
+        text(n, "workerId", null),
+        labels,
+        text(n, "runId", null),
+        text(n, "idempotencyKey", null),
+        number(n, "delayMs", 0));
   }
 
   private JsonNode read(byte[] body) {

@@ -34,20 +34,32 @@ public final class AdminServer {
     this.channel = channel;
   }
 
-  public static AdminServer bind(EventLoopGroup boss, EventLoopGroup workers,
-      Class<? extends ServerChannel> channelType, int port, AdminApi api)
+  public static AdminServer bind(
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      Class<? extends ServerChannel> channelType,
+      int port,
+      AdminApi api)
       throws InterruptedException {
     InetSocketAddress address = new InetSocketAddress(InetAddress.getLoopbackAddress(), port);
-    Channel ch = new ServerBootstrap()
-        .group(boss, workers)
-        .channel(channelType)
-        .childHandler(new ChannelInitializer<SocketChannel>() {
-          @Override
-          protected void initChannel(SocketChannel c) {
-            c.pipeline().addLast(new HttpServerCodec(), new HttpObjectAggregator(MAX_BODY), new Handler(api));
-          }
-        })
-        .bind(address).sync().channel();
+    Channel ch =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(channelType)
+            .childHandler(
+                new ChannelInitializer<SocketChannel>() {
+                  @Override
+                  protected void initChannel(SocketChannel c) {
+                    c.pipeline()
+                        .addLast(
+                            new HttpServerCodec(),
+                            new HttpObjectAggregator(MAX_BODY),
+                            new Handler(api));
+                  }
+                })
+            .bind(address)
+            .sync()
+            .channel();
     return new AdminServer(ch);
   }
 
@@ -68,11 +80,18 @@ public final class AdminServer {
 
     @Override
     protected void channelRead0(ChannelHandlerContext ctx, FullHttpRequest req) {
-      AdminApi.Answer a = req.decoderResult().isFailure()
-          ? new AdminApi.Answer(400, "{\"error\":\"malformed request\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8))
-          : api.handle(req.method().name(), req.uri(), ByteBufUtil.getBytes(req.content()));
-      FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(a.status()),
-          Unpooled.wrappedBuffer(a.json()));
+      AdminApi.Answer a =
+          req.decoderResult().isFailure()
+              ? new AdminApi.Answer(
+                  400,
+                  "{\"error\":\"malformed request\"}"
+                      .getBytes(java.nio.charset.StandardCharsets.UTF_8))
+              : api.handle(req.method().name(), req.uri(), ByteBufUtil.getBytes(req.content()));
+      FullHttpResponse res =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(a.status()),
+              Unpooled.wrappedBuffer(a.json()));
       res.headers().set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON);
       res.headers().setInt(HttpHeaderNames.CONTENT_LENGTH, a.json().length);
       boolean keepAlive = HttpUtil.isKeepAlive(req);

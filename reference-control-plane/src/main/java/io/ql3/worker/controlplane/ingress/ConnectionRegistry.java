@@ -13,20 +13,26 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Every client connection, open and recently closed, with its proven identity; flags a worker holding
- * more than one connection at once. Thread-safe (own monitor).
+ * Every client connection, open and recently closed, with its proven identity; flags a worker
+ * holding more than one connection at once. Thread-safe (own monitor).
  *
  * <p>A connection that has carried no request for a whole heartbeat interval when the same worker
- * opens another is taken as dead and closed, not flagged: after a silent partition (packets dropped,
- * no FIN or RST ever arrives) the client cannot tell the server its old connection is gone, and a
- * live client sends at least a heartbeat per interval.
+ * opens another is taken as dead and closed, not flagged: after a silent partition (packets
+ * dropped, no FIN or RST ever arrives) the client cannot tell the server its old connection is
+ * gone, and a live client sends at least a heartbeat per interval.
  */
 public final class ConnectionRegistry {
   private static final int CLOSED_KEPT = 1000;
 
   /** Admin view of one connection. {@code workerId} null: the certificate names no worker. */
-  public record ConnectionView(long id, String workerId, String remote, String protocol, long openedAtMs,
-      long closedAtMs, long requests) {}
+  public record ConnectionView(
+      long id,
+      String workerId,
+      String remote,
+      String protocol,
+      long openedAtMs,
+      long closedAtMs,
+      long requests) {}
 
   static final class Conn {
     final long id;
@@ -44,7 +50,13 @@ public final class ConnectionRegistry {
       this(id, workerId, remote, protocol, clock.millis(), clock, channel);
     }
 
-    private Conn(long id, String workerId, String remote, String protocol, long openedAt, Clock clock,
+    private Conn(
+        long id,
+        String workerId,
+        String remote,
+        String protocol,
+        long openedAt,
+        Clock clock,
         Channel channel) {
       this.id = id;
       this.workerId = workerId;
@@ -80,7 +92,9 @@ public final class ConnectionRegistry {
 
   private final long staleAfterMs;
 
-  /** @param staleAfterMs the heartbeat interval: a connection silent that long is taken as dead */
+  /**
+   * @param staleAfterMs the heartbeat interval: a connection silent that long is taken as dead
+   */
   public ConnectionRegistry(Clock clock, Auditor auditor, EventLog log, long staleAfterMs) {
     this.clock = clock;
     this.auditor = auditor;
@@ -93,7 +107,14 @@ public final class ConnectionRegistry {
     int others = 0;
     List<Conn> stale = new ArrayList<>();
     synchronized (this) {
-      c = new Conn(++nextId, workerId, String.valueOf(channel.remoteAddress()), protocol, clock, channel);
+      c =
+          new Conn(
+              ++nextId,
+              workerId,
+              String.valueOf(channel.remoteAddress()),
+              protocol,
+              clock,
+              channel);
       long now = c.openedAt;
       if (workerId != null) {
         for (Conn o : open.values()) {
@@ -108,15 +129,33 @@ public final class ConnectionRegistry {
       }
       open.put(c.id, c);
     }
-    log.event("connect", "conn=" + c.id + " worker=" + workerId + " protocol=" + protocol + " remote=" + c.remote);
+    log.event(
+        "connect",
+        "conn=" + c.id + " worker=" + workerId + " protocol=" + protocol + " remote=" + c.remote);
     for (Conn o : stale) {
-      log.event("stale-connection", "conn=" + o.id + " worker=" + workerId + " closed: no request for "
-          + (clock.millis() - o.lastRequestAt) + " ms when conn=" + c.id + " opened");
+      log.event(
+          "stale-connection",
+          "conn="
+              + o.id
+              + " worker="
+              + workerId
+              + " closed: no request for "
+              + (clock.millis() - o.lastRequestAt)
+              + " ms when conn="
+              + c.id
+              + " opened");
       o.channel.close();
     }
     if (others > 0) {
-      auditor.record(ViolationKind.CONCURRENT_CONNECTIONS, workerId, null,
-          "connection " + c.id + " opened while " + others + " other connection(s) of this worker are open");
+      auditor.record(
+          ViolationKind.CONCURRENT_CONNECTIONS,
+          workerId,
+          null,
+          "connection "
+              + c.id
+              + " opened while "
+              + others
+              + " other connection(s) of this worker are open");
     }
     return c;
   }
@@ -132,7 +171,8 @@ public final class ConnectionRegistry {
         closed.removeFirst();
       }
     }
-    log.event("disconnect", "conn=" + c.id + " worker=" + c.workerId + " requests=" + c.requests.get());
+    log.event(
+        "disconnect", "conn=" + c.id + " worker=" + c.workerId + " requests=" + c.requests.get());
   }
 
   public synchronized List<ConnectionView> open() {

@@ -36,9 +36,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * The one adapter between the session-contract module and this server: strict request parsing (paths and
- * bodies, canonical form included) into {@link Commands}, and canonical responses from the contract's wire
- * records. Stateless and thread-safe.
+ * The one adapter between the session-contract module and this server: strict request parsing
+ * (paths and bodies, canonical form included) into {@link Commands}, and canonical responses from
+ * the contract's wire records. Stateless and thread-safe.
  */
 public final class ContractWire implements WireCodec {
   private static final int MAX_MESSAGE_CHARS = 1000;
@@ -53,7 +53,9 @@ public final class ContractWire implements WireCodec {
       return op.requestCap();
     }
 
-    /** register, heartbeat and transition: never two at once for one worker (contract section 7). */
+    /**
+     * register, heartbeat and transition: never two at once for one worker (contract section 7).
+     */
     public boolean sessionOperation() {
       return op == Operation.REGISTER || op == Operation.HEARTBEAT || op == Operation.TRANSITION;
     }
@@ -88,11 +90,16 @@ public final class ContractWire implements WireCodec {
   public IngressPath parsePath(String rawPath) throws Refusal {
     try {
       OperationPath p = OperationPath.parse(rawPath);
-      return new IngressPath(p.operation(), p.workerId().value(), p.sessionId().value(),
+      return new IngressPath(
+          p.operation(),
+          p.workerId().value(),
+          p.sessionId().value(),
           p.runId().map(RunId::value).orElse(null));
     } catch (ContractViolation v) {
-      ErrorCode code = v.reason() == ViolationReason.UNKNOWN_OPERATION
-          ? ErrorCode.UNKNOWN_OPERATION : ErrorCode.CONTRACT_VIOLATION;
+      ErrorCode code =
+          v.reason() == ViolationReason.UNKNOWN_OPERATION
+              ? ErrorCode.UNKNOWN_OPERATION
+              : ErrorCode.CONTRACT_VIOLATION;
       throw new Refusal(code, v.reason().code(), v.getMessage());
     }
   }
@@ -100,19 +107,33 @@ public final class ContractWire implements WireCodec {
   public Commands.Register parseRegister(byte[] body) throws Refusal {
     RegisterRequest r = parse(() -> RegisterRequest.parse(body));
     var cap = r.capability();
-    return new Commands.Register(r.profile().wire(), r.capacity().availableSlots(), r.capacity().maxConcurrentRuns(),
-        cap.executorNames(), cap.labels(), cap.limits().maxSpecBytes(), cap.limits().pullPage());
+    return new Commands.Register(
+        r.profile().wire(),
+        r.capacity().availableSlots(),
+        r.capacity().maxConcurrentRuns(),
+        cap.executorNames(),
+        cap.labels(),
+        cap.limits().maxSpecBytes(),
+        cap.limits().pullPage());
   }
 
   public Commands.Heartbeat parseHeartbeat(byte[] body) throws Refusal {
     HeartbeatRequest r = parse(() -> HeartbeatRequest.parse(body));
-    return new Commands.Heartbeat(r.generation(), r.version(), status(r.status()), r.capacity().availableSlots(),
+    return new Commands.Heartbeat(
+        r.generation(),
+        r.version(),
+        status(r.status()),
+        r.capacity().availableSlots(),
         r.capacity().maxConcurrentRuns());
   }
 
   public Commands.Transition parseTransition(byte[] body) throws Refusal {
     TransitionRequest r = parse(() -> TransitionRequest.parse(body));
-    return new Commands.Transition(r.generation(), r.version(), status(r.from()), status(r.to()),
+    return new Commands.Transition(
+        r.generation(),
+        r.version(),
+        status(r.from()),
+        status(r.to()),
         r.capacity().maxConcurrentRuns());
   }
 
@@ -134,8 +155,10 @@ public final class ContractWire implements WireCodec {
     try {
       return parser.parse();
     } catch (ContractViolation v) {
-      ErrorCode code = v.reason() == ViolationReason.OVER_CAP
-          ? ErrorCode.PAYLOAD_TOO_LARGE : ErrorCode.CONTRACT_VIOLATION;
+      ErrorCode code =
+          v.reason() == ViolationReason.OVER_CAP
+              ? ErrorCode.PAYLOAD_TOO_LARGE
+              : ErrorCode.CONTRACT_VIOLATION;
       throw new Refusal(code, v.reason().code(), v.getMessage());
     }
   }
@@ -160,37 +183,70 @@ public final class ContractWire implements WireCodec {
   // ------------------------------------------------------------------ responses
 
   @Override
-  public byte[] registerResponse(long generation, long heartbeatIntervalMs, long leaseTtlMs, Long replacedGeneration,
-      String replacedSessionId, String replacedStatus) {
-    Replaced replaced = replacedSessionId == null ? null
-        : new Replaced(replacedGeneration, new SessionId(replacedSessionId), ReplacedStatus.fromWire(replacedStatus));
-    return new RegisterResponse(generation, heartbeatIntervalMs, leaseTtlMs, replaced,
-        io.ql3.worker.contract.SessionStatus.ACTIVE, 1).toCanonicalBytes();
+  public byte[] registerResponse(
+      long generation,
+      long heartbeatIntervalMs,
+      long leaseTtlMs,
+      Long replacedGeneration,
+      String replacedSessionId,
+      String replacedStatus) {
+    Replaced replaced =
+        replacedSessionId == null
+            ? null
+            : new Replaced(
+                replacedGeneration,
+                new SessionId(replacedSessionId),
+                ReplacedStatus.fromWire(replacedStatus));
+    return new RegisterResponse(
+            generation,
+            heartbeatIntervalMs,
+            leaseTtlMs,
+            replaced,
+            io.ql3.worker.contract.SessionStatus.ACTIVE,
+            1)
+        .toCanonicalBytes();
   }
 
   @Override
-  public byte[] heartbeatResponse(List<String> cancelRuns, long generation, long heartbeatIntervalMs,
-      long leaseTtlMs, SessionStatus status, long version, boolean workAvailable) {
+  public byte[] heartbeatResponse(
+      List<String> cancelRuns,
+      long generation,
+      long heartbeatIntervalMs,
+      long leaseTtlMs,
+      SessionStatus status,
+      long version,
+      boolean workAvailable) {
     List<RunId> ids = new ArrayList<>(cancelRuns.size());
     for (String id : cancelRuns) {
       ids.add(new RunId(id));
     }
-    return new HeartbeatResponse(ids, generation, heartbeatIntervalMs, leaseTtlMs, wireStatus(status), version,
-        workAvailable).toCanonicalBytes();
+    return new HeartbeatResponse(
+            ids,
+            generation,
+            heartbeatIntervalMs,
+            leaseTtlMs,
+            wireStatus(status),
+            version,
+            workAvailable)
+        .toCanonicalBytes();
   }
 
   @Override
-  public byte[] transitionResponse(long generation, long leaseTtlMs, SessionStatus status, long version) {
-    return new TransitionResponse(generation, leaseTtlMs, wireStatus(status), version).toCanonicalBytes();
+  public byte[] transitionResponse(
+      long generation, long leaseTtlMs, SessionStatus status, long version) {
+    return new TransitionResponse(generation, leaseTtlMs, wireStatus(status), version)
+        .toCanonicalBytes();
   }
 
   @Override
-  public byte[] pullResponse(long generation, long nextPullAfterMs, List<OfferData> offers, String pullId) {
+  public byte[] pullResponse(
+      long generation, long nextPullAfterMs, List<OfferData> offers, String pullId) {
     List<Offer> wire = new ArrayList<>(offers.size());
     for (OfferData o : offers) {
       wire.add(offer(o));
     }
-    return new PullResponse(generation, nextPullAfterMs, wire, new PullId(pullId)).toCanonicalBytes();
+    return new PullResponse(generation, nextPullAfterMs, wire, new PullId(pullId))
+        .toCanonicalBytes();
   }
 
   @Override
@@ -207,13 +263,22 @@ public final class ContractWire implements WireCodec {
     } catch (ContractViolation | ClassCastException e) {
       throw new IllegalStateException("a stored spec is always a canonical JSON object", e);
     }
-    return new Offer(o.attempt(), o.executor(), o.idempotencyKey(), new RunId(o.runId()), spec, o.specDigest(),
-        o.timeoutMs(), Optional.empty(), Optional.empty());
+    return new Offer(
+        o.attempt(),
+        o.executor(),
+        o.idempotencyKey(),
+        new RunId(o.runId()),
+        spec,
+        o.specDigest(),
+        o.timeoutMs(),
+        Optional.empty(),
+        Optional.empty());
   }
 
   @Override
   public void checkOffer(OfferData offer) {
-    // The executor name pattern is a one-offer rule on the client side; a server never sends a bad one.
+    // The executor name pattern is a one-offer rule on the client side; a server never sends a bad
+    // one.
     new io.ql3.worker.contract.ExecutorInfo(offer.executor(), "1");
     offer(offer); // the contract's Offer and RunId constructors enforce the other rules
   }
@@ -225,7 +290,8 @@ public final class ContractWire implements WireCodec {
 
   @Override
   public byte[] completeResponse(long attempt, boolean duplicate, String runId) {
-    return new CompleteResponse(attempt, duplicate ? Disposition.DUPLICATE : Disposition.ACCEPTED, new RunId(runId))
+    return new CompleteResponse(
+            attempt, duplicate ? Disposition.DUPLICATE : Disposition.ACCEPTED, new RunId(runId))
         .toCanonicalBytes();
   }
 
@@ -234,7 +300,10 @@ public final class ContractWire implements WireCodec {
     return new ErrorBody(code, printable(message)).toCanonicalBytes();
   }
 
-  /** Printable ASCII only and at most 1000 characters, so an error body always fits its 4096-byte cap. */
+  /**
+   * Printable ASCII only and at most 1000 characters, so an error body always fits its 4096-byte
+   * cap.
+   */
   private static String printable(String message) {
     StringBuilder b = new StringBuilder(Math.min(message.length(), MAX_MESSAGE_CHARS));
     for (int i = 0; i < message.length() && b.length() < MAX_MESSAGE_CHARS; i++) {

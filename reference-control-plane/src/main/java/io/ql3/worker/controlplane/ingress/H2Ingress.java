@@ -31,10 +31,10 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * An h2 ingress connection. Frames go straight from the HTTP/2 codec to one {@link IngressExchange} per
- * stream (no child channel, no HTTP/1 object conversion: those were a large part of the per-request cost).
- * Answers written while a read is being processed are flushed once at the end of that read, so several
- * answers share one TLS record and one write.
+ * An h2 ingress connection. Frames go straight from the HTTP/2 codec to one {@link IngressExchange}
+ * per stream (no child channel, no HTTP/1 object conversion: those were a large part of the
+ * per-request cost). Answers written while a read is being processed are flushed once at the end of
+ * that read, so several answers share one TLS record and one write.
  */
 final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListener {
   private static final int MAX_CONCURRENT_STREAMS = 256;
@@ -43,41 +43,54 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
   private final ConnectionRegistry.Conn conn;
   private final IntObjectMap<IngressExchange> exchanges = new IntObjectHashMap<>();
   private ChannelHandlerContext channel;
+
   /** Inside channelRead..channelReadComplete: the flush at read complete sends what was written. */
   private boolean reading;
 
-  private H2Ingress(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder, Http2Settings settings,
-      IngressContext ictx, ConnectionRegistry.Conn conn) {
+  private H2Ingress(
+      Http2ConnectionDecoder decoder,
+      Http2ConnectionEncoder encoder,
+      Http2Settings settings,
+      IngressContext ictx,
+      ConnectionRegistry.Conn conn) {
     super(decoder, encoder, settings);
     this.ictx = ictx;
     this.conn = conn;
-    connection().addListener(new Http2ConnectionAdapter() {
-      @Override
-      public void onStreamClosed(Http2Stream stream) {
-        IngressExchange e = exchanges.remove(stream.id());
-        if (e != null) {
-          e.inactive();
-        }
-      }
-    });
+    connection()
+        .addListener(
+            new Http2ConnectionAdapter() {
+              @Override
+              public void onStreamClosed(Http2Stream stream) {
+                IngressExchange e = exchanges.remove(stream.id());
+                if (e != null) {
+                  e.inactive();
+                }
+              }
+            });
   }
 
   static H2Ingress create(IngressContext ctx, ConnectionRegistry.Conn conn) {
     return new Builder(ctx, conn).build();
   }
 
-  private static final class Builder extends AbstractHttp2ConnectionHandlerBuilder<H2Ingress, Builder> {
+  private static final class Builder
+      extends AbstractHttp2ConnectionHandlerBuilder<H2Ingress, Builder> {
     private final IngressContext ctx;
     private final ConnectionRegistry.Conn conn;
 
     Builder(IngressContext ctx, ConnectionRegistry.Conn conn) {
       this.ctx = ctx;
       this.conn = conn;
-      // Every stream carries one small answer and agents send no priorities: a uniform distributor saves
-      // the weighted priority-tree bookkeeping the default one does for every stream opened and closed.
+      // Every stream carries one small answer and agents send no priorities: a uniform distributor
+      // saves
+      // the weighted priority-tree bookkeeping the default one does for every stream opened and
+      // closed.
       Http2Connection connection = new DefaultHttp2Connection(true);
-      connection.remote().flowController(
-          new DefaultHttp2RemoteFlowController(connection, new UniformStreamByteDistributor(connection)));
+      connection
+          .remote()
+          .flowController(
+              new DefaultHttp2RemoteFlowController(
+                  connection, new UniformStreamByteDistributor(connection)));
       connection(connection);
       validateHeaders(true);
       initialSettings(Http2Settings.defaultSettings().maxConcurrentStreams(MAX_CONCURRENT_STREAMS));
@@ -89,7 +102,9 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
     }
 
     @Override
-    protected H2Ingress build(Http2ConnectionDecoder decoder, Http2ConnectionEncoder encoder,
+    protected H2Ingress build(
+        Http2ConnectionDecoder decoder,
+        Http2ConnectionEncoder encoder,
         Http2Settings initialSettings) {
       H2Ingress handler = new H2Ingress(decoder, encoder, initialSettings, ctx, conn);
       frameListener(handler);
@@ -131,7 +146,11 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
   // ------------------------------------------------------------------ frames
 
   @Override
-  public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int padding,
+  public void onHeadersRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      Http2Headers headers,
+      int padding,
       boolean endOfStream) {
     IngressExchange e = exchanges.get(streamId);
     if (e != null) {
@@ -159,9 +178,17 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
         declared = -1; // the codec resets such a stream; nothing is dispatched on it
       }
     }
-    RequestHead head = new RequestHead(method == null || path == null, str(method), str(path),
-        str(headers.get(HttpHeaderNames.AUTHORIZATION)), contentTypes, str(headers.get(HttpHeaderNames.ACCEPT)),
-        str(headers.get(HttpHeaderNames.USER_AGENT)), declared, true);
+    RequestHead head =
+        new RequestHead(
+            method == null || path == null,
+            str(method),
+            str(path),
+            str(headers.get(HttpHeaderNames.AUTHORIZATION)),
+            contentTypes,
+            str(headers.get(HttpHeaderNames.ACCEPT)),
+            str(headers.get(HttpHeaderNames.USER_AGENT)),
+            declared,
+            true);
     IngressExchange started = e;
     guarded(streamId, e, () -> started.begin(head));
     if (endOfStream && exchanges.get(streamId) == e) {
@@ -170,13 +197,21 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
   }
 
   @Override
-  public void onHeadersRead(ChannelHandlerContext ctx, int streamId, Http2Headers headers, int streamDependency,
-      short weight, boolean exclusive, int padding, boolean endOfStream) {
+  public void onHeadersRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      Http2Headers headers,
+      int streamDependency,
+      short weight,
+      boolean exclusive,
+      int padding,
+      boolean endOfStream) {
     onHeadersRead(ctx, streamId, headers, padding, endOfStream);
   }
 
   @Override
-  public int onDataRead(ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
+  public int onDataRead(
+      ChannelHandlerContext ctx, int streamId, ByteBuf data, int padding, boolean endOfStream) {
     int processed = data.readableBytes() + padding;
     IngressExchange e = exchanges.get(streamId);
     if (e != null) {
@@ -188,7 +223,10 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
     return processed; // the body is copied (or dropped) at once: give the flow-control window back
   }
 
-  /** Runs {@code step} (null: end of the request) on the event loop; a bug resets the stream, not the connection. */
+  /**
+   * Runs {@code step} (null: end of the request) on the event loop; a bug resets the stream, not
+   * the connection.
+   */
   private void guarded(int streamId, IngressExchange e, Runnable step) {
     try {
       if (step == null) {
@@ -234,15 +272,19 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
         return false;
       }
       Http2Stream s = connection().stream(streamId);
-      return s != null && (s.state() == Http2Stream.State.OPEN || s.state() == Http2Stream.State.HALF_CLOSED_REMOTE);
+      return s != null
+          && (s.state() == Http2Stream.State.OPEN
+              || s.state() == Http2Stream.State.HALF_CLOSED_REMOTE);
     }
 
     @Override
     public void send(int status, byte[] body, int retryAfterSeconds, boolean last) {
-      Http2Headers h = new DefaultHttp2Headers(false, 4).status(HttpResponseStatus.valueOf(status).codeAsText());
+      Http2Headers h =
+          new DefaultHttp2Headers(false, 4).status(HttpResponseStatus.valueOf(status).codeAsText());
       if (body.length > 0) {
         // an injected proxy page is HTML; every contract body is JSON
-        h.set(HttpHeaderNames.CONTENT_TYPE,
+        h.set(
+            HttpHeaderNames.CONTENT_TYPE,
             body[0] == (byte) '<' ? HttpHeaderValues.TEXT_HTML : HttpHeaderValues.APPLICATION_JSON);
       }
       h.set(HttpHeaderNames.CONTENT_LENGTH, AsciiString.of(Integer.toString(body.length)));
@@ -255,19 +297,24 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
         done = enc.writeHeaders(channel, streamId, h, 0, true, channel.newPromise());
       } else {
         enc.writeHeaders(channel, streamId, h, 0, false, channel.newPromise());
-        done = enc.writeData(channel, streamId, Unpooled.wrappedBuffer(body), 0, true, channel.newPromise());
+        done =
+            enc.writeData(
+                channel, streamId, Unpooled.wrappedBuffer(body), 0, true, channel.newPromise());
       }
       if (last) {
-        // Answered before the request ended: RST_STREAM NO_ERROR asks the client to stop sending without
-        // failing the response it already has (RFC 9113 section 8.1). Only once the answer is written:
+        // Answered before the request ended: RST_STREAM NO_ERROR asks the client to stop sending
+        // without
+        // failing the response it already has (RFC 9113 section 8.1). Only once the answer is
+        // written:
         // DATA waits in h2 flow control, a reset would overtake and drop it.
-        done.addListener(f -> {
-          Http2Stream s = connection().stream(streamId);
-          if (s != null && channel.channel().isActive()) {
-            resetStream(channel, streamId, Http2Error.NO_ERROR.code(), channel.newPromise());
-            flushUnlessReading();
-          }
-        });
+        done.addListener(
+            f -> {
+              Http2Stream s = connection().stream(streamId);
+              if (s != null && channel.channel().isActive()) {
+                resetStream(channel, streamId, Http2Error.NO_ERROR.code(), channel.newPromise());
+                flushUnlessReading();
+              }
+            });
       }
       flushUnlessReading();
     }
@@ -278,10 +325,15 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
     }
   }
 
-  // ------------------------------------------------------------------ frames without a request meaning
+  // ------------------------------------------------------------------ frames without a request
+  // meaning
 
   @Override
-  public void onPriorityRead(ChannelHandlerContext ctx, int streamId, int streamDependency, short weight,
+  public void onPriorityRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      int streamDependency,
+      short weight,
       boolean exclusive) {}
 
   @Override
@@ -302,16 +354,22 @@ final class H2Ingress extends Http2ConnectionHandler implements Http2FrameListen
   public void onPingAckRead(ChannelHandlerContext ctx, long data) {}
 
   @Override
-  public void onPushPromiseRead(ChannelHandlerContext ctx, int streamId, int promisedStreamId, Http2Headers headers,
+  public void onPushPromiseRead(
+      ChannelHandlerContext ctx,
+      int streamId,
+      int promisedStreamId,
+      Http2Headers headers,
       int padding) {}
 
   @Override
-  public void onGoAwayRead(ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {}
+  public void onGoAwayRead(
+      ChannelHandlerContext ctx, int lastStreamId, long errorCode, ByteBuf debugData) {}
 
   @Override
-  public void onWindowUpdateRead(ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
+  public void onWindowUpdateRead(
+      ChannelHandlerContext ctx, int streamId, int windowSizeIncrement) {}
 
   @Override
-  public void onUnknownFrame(ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags,
-      ByteBuf payload) {}
+  public void onUnknownFrame(
+      ChannelHandlerContext ctx, byte frameType, int streamId, Http2Flags flags, ByteBuf payload) {}
 }

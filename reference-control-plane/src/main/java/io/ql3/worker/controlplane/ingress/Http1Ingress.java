@@ -21,16 +21,20 @@ import io.netty.util.concurrent.EventExecutor;
 import io.ql3.worker.controlplane.state.ViolationKind;
 
 /**
- * An HTTP/1.1 ingress connection: requests strictly one after the other (pipelining is a violation),
- * each one an {@link IngressExchange}.
+ * An HTTP/1.1 ingress connection: requests strictly one after the other (pipelining is a
+ * violation), each one an {@link IngressExchange}.
  */
 final class Http1Ingress extends SimpleChannelInboundHandler<HttpObject> {
   private final IngressContext ctx;
   private final ConnectionRegistry.Conn conn;
   private ChannelHandlerContext channel;
   private IngressExchange current;
-  /** The current request is still open: not answered, or answered while its body is still arriving. */
+
+  /**
+   * The current request is still open: not answered, or answered while its body is still arriving.
+   */
   private boolean inRequest;
+
   /** An answer was written while this read's bytes were still being decoded. */
   private boolean answeredInThisRead;
 
@@ -67,22 +71,38 @@ final class Http1Ingress extends SimpleChannelInboundHandler<HttpObject> {
   private boolean begin(ChannelHandlerContext c, HttpRequest req) {
     if (inRequest) {
       // HTTP/1.1 pipelining: the contract sends strictly one request at a time.
-      ctx.auditor().record(ViolationKind.OVERLAPPING_SESSION_REQUESTS, conn.workerId, null,
-          "a second HTTP/1.1 request before the previous one was answered (pipelining)");
+      ctx.auditor()
+          .record(
+              ViolationKind.OVERLAPPING_SESSION_REQUESTS,
+              conn.workerId,
+              null,
+              "a second HTTP/1.1 request before the previous one was answered (pipelining)");
       c.close();
       return false;
     }
     if (answeredInThisRead) {
       // Bytes of this request arrived together with the previous one, before its answer was sent.
-      ctx.auditor().record(ViolationKind.OVERLAPPING_SESSION_REQUESTS, conn.workerId, null,
-          "HTTP/1.1 request sent before the previous answer was received (pipelining)");
+      ctx.auditor()
+          .record(
+              ViolationKind.OVERLAPPING_SESSION_REQUESTS,
+              conn.workerId,
+              null,
+              "HTTP/1.1 request sent before the previous answer was received (pipelining)");
     }
     inRequest = true;
     current = new IngressExchange(ctx, conn, new Out());
     HttpHeaders h = req.headers();
-    current.begin(new RequestHead(req.decoderResult().isFailure(), req.method().name(), req.uri(),
-        h.get(HttpHeaderNames.AUTHORIZATION), h.getAll(HttpHeaderNames.CONTENT_TYPE), h.get(HttpHeaderNames.ACCEPT),
-        h.get(HttpHeaderNames.USER_AGENT), HttpUtil.getContentLength(req, -1L), HttpUtil.isKeepAlive(req)));
+    current.begin(
+        new RequestHead(
+            req.decoderResult().isFailure(),
+            req.method().name(),
+            req.uri(),
+            h.get(HttpHeaderNames.AUTHORIZATION),
+            h.getAll(HttpHeaderNames.CONTENT_TYPE),
+            h.get(HttpHeaderNames.ACCEPT),
+            h.get(HttpHeaderNames.USER_AGENT),
+            HttpUtil.getContentLength(req, -1L),
+            HttpUtil.isKeepAlive(req)));
     return true;
   }
 
@@ -101,12 +121,16 @@ final class Http1Ingress extends SimpleChannelInboundHandler<HttpObject> {
     @Override
     public void send(int status, byte[] body, int retryAfterSeconds, boolean last) {
       answeredInThisRead = true;
-      FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1, HttpResponseStatus.valueOf(status),
-          Unpooled.wrappedBuffer(body));
+      FullHttpResponse res =
+          new DefaultFullHttpResponse(
+              HttpVersion.HTTP_1_1,
+              HttpResponseStatus.valueOf(status),
+              Unpooled.wrappedBuffer(body));
       HttpHeaders h = res.headers();
       if (body.length > 0) {
         // an injected proxy page is HTML; every contract body is JSON
-        h.set(HttpHeaderNames.CONTENT_TYPE,
+        h.set(
+            HttpHeaderNames.CONTENT_TYPE,
             body[0] == (byte) '<' ? HttpHeaderValues.TEXT_HTML : HttpHeaderValues.APPLICATION_JSON);
       }
       h.setInt(HttpHeaderNames.CONTENT_LENGTH, body.length);

@@ -13,12 +13,13 @@ import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 
 /**
- * One ingress request, the same for HTTP/1.1 and h2. Checks, in order: method (405), path (404/400),
- * certificate identity (403), bearer token (401), headers (400), declared length (413); then reads the body
- * into at most cap+1 bytes (413 as soon as it is over), parses it strictly with the contract module (400),
- * applies injected faults, and hands the request to the {@link ControlPlane}. A refusal decided from the
- * headers is answered after the body has been drained (still capped), so an HTTP/1.1 connection stays
- * usable. Not thread-safe: every call comes from the connection's event loop.
+ * One ingress request, the same for HTTP/1.1 and h2. Checks, in order: method (405), path
+ * (404/400), certificate identity (403), bearer token (401), headers (400), declared length (413);
+ * then reads the body into at most cap+1 bytes (413 as soon as it is over), parses it strictly with
+ * the contract module (400), applies injected faults, and hands the request to the {@link
+ * ControlPlane}. A refusal decided from the headers is answered after the body has been drained
+ * (still capped), so an HTTP/1.1 connection stays usable. Not thread-safe: every call comes from
+ * the connection's event loop.
  */
 final class IngressExchange {
   private static final int UNKNOWN_PATH_DRAIN_CAP = 65_536;
@@ -71,22 +72,30 @@ final class IngressExchange {
     try {
       parsed = ctx.wire().parsePath(req.uri());
     } catch (ContractWire.Refusal r) {
-      refuse(r.code(), r.getMessage(), r.code() == ErrorCode.CONTRACT_VIOLATION
-          ? ViolationKind.INVALID_BODY : ViolationKind.UNKNOWN_PATH);
+      refuse(
+          r.code(),
+          r.getMessage(),
+          r.code() == ErrorCode.CONTRACT_VIOLATION
+              ? ViolationKind.INVALID_BODY
+              : ViolationKind.UNKNOWN_PATH);
       return;
     }
     path = parsed;
     operation = parsed.operation();
     if (!"POST".equals(req.method())) {
-      refuse(ErrorCode.UNKNOWN_OPERATION, "method " + req.method() + " is not allowed; use POST",
+      refuse(
+          ErrorCode.UNKNOWN_OPERATION,
+          "method " + req.method() + " is not allowed; use POST",
           ViolationKind.UNKNOWN_PATH);
       refusalStatus = 405;
       return;
     }
     cap = parsed.requestCap();
     if (!parsed.workerId().equals(conn.workerId)) {
-      refuse(ErrorCode.IDENTITY_MISMATCH, "path workerId " + parsed.workerId()
-          + " is not the client certificate's identity", ViolationKind.IDENTITY_MISMATCH);
+      refuse(
+          ErrorCode.IDENTITY_MISMATCH,
+          "path workerId " + parsed.workerId() + " is not the client certificate's identity",
+          ViolationKind.IDENTITY_MISMATCH);
       return;
     }
     if (!ctx.tokens().accepts(parsed.workerId(), bearer(req.authorization()))) {
@@ -99,14 +108,21 @@ final class IngressExchange {
       sessionRequestOpen = true;
     }
     List<String> contentTypes = req.contentTypes();
-    if (contentTypes.size() != 1 || !"application/json".equalsIgnoreCase(contentTypes.get(0).trim())) {
-      refuse(ErrorCode.CONTRACT_VIOLATION, "content-type must be application/json", ViolationKind.BAD_HEADERS);
+    if (contentTypes.size() != 1
+        || !"application/json".equalsIgnoreCase(contentTypes.get(0).trim())) {
+      refuse(
+          ErrorCode.CONTRACT_VIOLATION,
+          "content-type must be application/json",
+          ViolationKind.BAD_HEADERS);
       return;
     }
     auditSoftHeaders(req);
     declared = req.declaredLength();
     if (!conn.h2() && declared < 0) {
-      refuse(ErrorCode.CONTRACT_VIOLATION, "HTTP/1.1 requests carry a content-length", ViolationKind.BAD_HEADERS);
+      refuse(
+          ErrorCode.CONTRACT_VIOLATION,
+          "HTTP/1.1 requests carry a content-length",
+          ViolationKind.BAD_HEADERS);
       keepAlive = false;
       return;
     }
@@ -119,12 +135,20 @@ final class IngressExchange {
     String accept = req.accept();
     String agent = req.userAgent();
     if (accept == null || !accept.contains("application/json")) {
-      ctx.auditor().record(ViolationKind.BAD_HEADERS, path.workerId(), path.sessionId(),
-          operation + ": accept is " + accept + ", not application/json");
+      ctx.auditor()
+          .record(
+              ViolationKind.BAD_HEADERS,
+              path.workerId(),
+              path.sessionId(),
+              operation + ": accept is " + accept + ", not application/json");
     }
     if (agent == null || !agent.startsWith("ql3-worker/")) {
-      ctx.auditor().record(ViolationKind.BAD_HEADERS, path.workerId(), path.sessionId(),
-          operation + ": user-agent is " + agent + ", not ql3-worker/<version>");
+      ctx.auditor()
+          .record(
+              ViolationKind.BAD_HEADERS,
+              path.workerId(),
+              path.sessionId(),
+              operation + ": user-agent is " + agent + ", not ql3-worker/<version>");
     }
   }
 
@@ -166,9 +190,15 @@ final class IngressExchange {
 
   private void overCap(String what) {
     keepAlive = false;
-    ctx.auditor().record(ViolationKind.PAYLOAD_TOO_LARGE, path == null ? conn.workerId : path.workerId(),
-        path == null ? null : path.sessionId(), operation + ": " + what + " (cap " + cap + ")");
-    respond(error(ErrorCode.PAYLOAD_TOO_LARGE, operation + " body is over its cap of " + cap + " bytes"));
+    ctx.auditor()
+        .record(
+            ViolationKind.PAYLOAD_TOO_LARGE,
+            path == null ? conn.workerId : path.workerId(),
+            path == null ? null : path.sessionId(),
+            operation + ": " + what + " (cap " + cap + ")");
+    respond(
+        error(
+            ErrorCode.PAYLOAD_TOO_LARGE, operation + " body is over its cap of " + cap + " bytes"));
   }
 
   /** The request ended; ignored once answered. */
@@ -180,7 +210,10 @@ final class IngressExchange {
       answerRefusal();
       return;
     }
-    byte[] bytes = length == 0 ? new byte[0] : body.length == length ? body : java.util.Arrays.copyOf(body, length);
+    byte[] bytes =
+        length == 0
+            ? new byte[0]
+            : body.length == length ? body : java.util.Arrays.copyOf(body, length);
     body = null;
     dispatch(bytes);
   }
@@ -222,22 +255,31 @@ final class IngressExchange {
           if (injectError(fault)) {
             return;
           }
-          ControlPlane.PullResult result = cp.pull(worker, session, cmd,
-              reply -> out.executor().execute(() -> parkAnswered(reply, fault)));
+          ControlPlane.PullResult result =
+              cp.pull(
+                  worker,
+                  session,
+                  cmd,
+                  reply -> out.executor().execute(() -> parkAnswered(reply, fault)));
           if (result instanceof ControlPlane.Answered a) {
             deliver(a.reply(), fault);
           } else if (result instanceof ControlPlane.Parked p) {
             parkHandle = p.handle();
-            parkTimer = out.executor().schedule(() -> {
-              Object handle = parkHandle;
-              if (handle != null && !answered) {
-                Reply timedOut = cp.parkTimedOut(handle);
-                if (timedOut != null) {
-                  parkHandle = null;
-                  deliver(timedOut, fault);
-                }
-              }
-            }, p.parkMs(), TimeUnit.MILLISECONDS);
+            parkTimer =
+                out.executor()
+                    .schedule(
+                        () -> {
+                          Object handle = parkHandle;
+                          if (handle != null && !answered) {
+                            Reply timedOut = cp.parkTimedOut(handle);
+                            if (timedOut != null) {
+                              parkHandle = null;
+                              deliver(timedOut, fault);
+                            }
+                          }
+                        },
+                        p.parkMs(),
+                        TimeUnit.MILLISECONDS);
           }
         }
         case COMPLETE -> {
@@ -251,8 +293,12 @@ final class IngressExchange {
         default -> throw new IllegalStateException("unreachable operation " + operation);
       }
     } catch (ContractWire.Refusal r) {
-      ctx.auditor().record(r.nonCanonical() ? ViolationKind.NON_CANONICAL_BODY : ViolationKind.INVALID_BODY,
-          worker, session, operation + ": " + r.getMessage());
+      ctx.auditor()
+          .record(
+              r.nonCanonical() ? ViolationKind.NON_CANONICAL_BODY : ViolationKind.INVALID_BODY,
+              worker,
+              session,
+              operation + ": " + r.getMessage());
       respond(error(r.code(), r.getMessage()));
     }
   }
@@ -269,15 +315,28 @@ final class IngressExchange {
   }
 
   /** An intermediary's error page: HTML, 5 KB, over the contract's 4096-byte error cap. */
-  static final byte[] PROXY_PAGE = ("<html><head><title>Service Unavailable</title></head><body><h1>"
-      + "The upstream is unavailable</h1><p>" + "Please try again later. ".repeat(220) + "</p></body></html>")
-      .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+  static final byte[] PROXY_PAGE =
+      ("<html><head><title>Service Unavailable</title></head><body><h1>"
+              + "The upstream is unavailable</h1><p>"
+              + "Please try again later. ".repeat(220)
+              + "</p></body></html>")
+          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
 
   private boolean injectError(Optional<Fault> fault) {
     if (fault.isPresent() && fault.get().action() == Fault.Action.PROXY_PAGE) {
       Fault f = fault.get();
-      ctx.log().event("fault", "injected a " + PROXY_PAGE.length + "-byte proxy page " + f.status() + " on "
-          + operation + " (fault " + f.id() + ")");
+      ctx.log()
+          .event(
+              "fault",
+              "injected a "
+                  + PROXY_PAGE.length
+                  + "-byte proxy page "
+                  + f.status()
+                  + " on "
+                  + operation
+                  + " (fault "
+                  + f.id()
+                  + ")");
       respond(new Reply(f.status(), PROXY_PAGE, f.retryAfterSeconds()));
       return true;
     }
@@ -286,23 +345,50 @@ final class IngressExchange {
     }
     Fault f = fault.get();
     ErrorCode code = f.code() == null ? null : ErrorCode.fromWire(f.code());
-    byte[] bytes = code == null ? new byte[0] : ctx.wire().errorBody(code, "injected fault " + f.id());
-    ctx.log().event("fault", "injected " + f.status() + " " + f.code() + " on " + operation + " (fault " + f.id() + ")");
+    byte[] bytes =
+        code == null ? new byte[0] : ctx.wire().errorBody(code, "injected fault " + f.id());
+    ctx.log()
+        .event(
+            "fault",
+            "injected "
+                + f.status()
+                + " "
+                + f.code()
+                + " on "
+                + operation
+                + " (fault "
+                + f.id()
+                + ")");
     respond(new Reply(f.status(), bytes, f.retryAfterSeconds()));
     return true;
   }
 
   private void deliver(Reply reply, Optional<Fault> fault) {
     if (fault.isPresent() && fault.get().action() == Fault.Action.DROP_AFTER_APPLY) {
-      ctx.log().event("fault", "applied " + operation + " then dropped the connection (fault " + fault.get().id() + ")");
+      ctx.log()
+          .event(
+              "fault",
+              "applied "
+                  + operation
+                  + " then dropped the connection (fault "
+                  + fault.get().id()
+                  + ")");
       endSessionRequest();
       answered = true;
       out.dropConnection();
       return;
     }
     if (fault.isPresent() && fault.get().action() == Fault.Action.DELAY) {
-      ctx.log().event("fault", "applied " + operation + ", answering after " + fault.get().delayMs()
-          + " ms (fault " + fault.get().id() + ")");
+      ctx.log()
+          .event(
+              "fault",
+              "applied "
+                  + operation
+                  + ", answering after "
+                  + fault.get().delayMs()
+                  + " ms (fault "
+                  + fault.get().id()
+                  + ")");
       out.executor().schedule(() -> respond(reply), fault.get().delayMs(), TimeUnit.MILLISECONDS);
       return;
     }
@@ -318,8 +404,12 @@ final class IngressExchange {
     refusalStatus = code.httpStatus();
     refusalMessage = message;
     if (violation != null) {
-      ctx.auditor().record(violation, path == null ? conn.workerId : path.workerId(),
-          path == null ? null : path.sessionId(), operation + ": " + message);
+      ctx.auditor()
+          .record(
+              violation,
+              path == null ? conn.workerId : path.workerId(),
+              path == null ? null : path.sessionId(),
+              operation + ": " + message);
     }
   }
 
@@ -337,9 +427,20 @@ final class IngressExchange {
     endSessionRequest();
     ctx.stats().count(path == null ? null : path.op(), reply.status());
     if (ctx.verbose() || reply.status() != 200) {
-      ctx.log().event("answer", "conn=" + conn.id + " worker=" + (path == null ? conn.workerId : path.workerId())
-          + " " + operation + " " + reply.status() + (reply.status() == 200 ? ""
-          : " " + new String(reply.body(), StandardCharsets.UTF_8)));
+      ctx.log()
+          .event(
+              "answer",
+              "conn="
+                  + conn.id
+                  + " worker="
+                  + (path == null ? conn.workerId : path.workerId())
+                  + " "
+                  + operation
+                  + " "
+                  + reply.status()
+                  + (reply.status() == 200
+                      ? ""
+                      : " " + new String(reply.body(), StandardCharsets.UTF_8)));
     }
     out.send(reply.status(), reply.body(), reply.retryAfterSeconds(), !keepAlive);
   }

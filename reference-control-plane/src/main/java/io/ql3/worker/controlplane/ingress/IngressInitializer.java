@@ -17,9 +17,10 @@ import java.security.cert.X509Certificate;
 import javax.net.ssl.SSLPeerUnverifiedException;
 
 /**
- * Per connection: TLS (client certificate required), then ALPN picks {@code h2} ({@link H2Ingress}: the
- * HTTP/2 codec, one exchange per stream) or {@code http/1.1} (server codec + {@link Http1Ingress}). Both
- * hand each request to an {@link IngressExchange}, so every rule is implemented once.
+ * Per connection: TLS (client certificate required), then ALPN picks {@code h2} ({@link H2Ingress}:
+ * the HTTP/2 codec, one exchange per stream) or {@code http/1.1} (server codec + {@link
+ * Http1Ingress}). Both hand each request to an {@link IngressExchange}, so every rule is
+ * implemented once.
  */
 final class IngressInitializer extends ChannelInitializer<SocketChannel> {
   static final AttributeKey<ConnectionRegistry.Conn> CONN = AttributeKey.valueOf("ql3.conn");

@@ -20,20 +20,35 @@ public final class IngressServer {
     this.channel = channel;
   }
 
-  public static IngressServer bind(EventLoopGroup boss, EventLoopGroup workers,
-      Class<? extends ServerChannel> channelType, InetSocketAddress address,
-      SslContext ssl, ControlPlane controlPlane, ContractWire wire, TokenStore tokens, FaultPlan faults,
-      ConnectionRegistry connections, RequestStats stats, Auditor auditor, EventLog log, boolean verbose)
+  public static IngressServer bind(
+      EventLoopGroup boss,
+      EventLoopGroup workers,
+      Class<? extends ServerChannel> channelType,
+      InetSocketAddress address,
+      SslContext ssl,
+      ControlPlane controlPlane,
+      ContractWire wire,
+      TokenStore tokens,
+      FaultPlan faults,
+      ConnectionRegistry connections,
+      RequestStats stats,
+      Auditor auditor,
+      EventLog log,
+      boolean verbose)
       throws InterruptedException {
-    IngressContext ctx = new IngressContext(controlPlane, wire, tokens, faults, connections, stats, auditor, log,
-        verbose);
-    Channel ch = new ServerBootstrap()
-        .group(boss, workers)
-        .channel(channelType)
-        .option(ChannelOption.SO_BACKLOG, 2048)
-        .childOption(ChannelOption.TCP_NODELAY, true)
-        .childHandler(new IngressInitializer(ssl, ctx))
-        .bind(address).sync().channel();
+    IngressContext ctx =
+        new IngressContext(
+            controlPlane, wire, tokens, faults, connections, stats, auditor, log, verbose);
+    Channel ch =
+        new ServerBootstrap()
+            .group(boss, workers)
+            .channel(channelType)
+            .option(ChannelOption.SO_BACKLOG, 2048)
+            .childOption(ChannelOption.TCP_NODELAY, true)
+            .childHandler(new IngressInitializer(ssl, ctx))
+            .bind(address)
+            .sync()
+            .channel();
     return new IngressServer(ch);
   }
 

@@ -7,8 +7,8 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Counts of answered ingress requests by operation and status (for the admin API and benchmarks). The
- * common case (a 200 of a known operation) is one array slot: no key is built per request.
+ * Counts of answered ingress requests by operation and status (for the admin API and benchmarks).
+ * The common case (a 200 of a known operation) is one array slot: no key is built per request.
  */
 public final class RequestStats {
   private static final Operation[] OPERATIONS = Operation.values();

@@ -11,8 +11,8 @@ interface Responder {
   boolean isActive();
 
   /**
-   * Writes the answer. {@code last}: nothing more is read for this request: h1 sends
-   * {@code connection: close} and closes after the write; h2 resets the stream with NO_ERROR after the
+   * Writes the answer. {@code last}: nothing more is read for this request: h1 sends {@code
+   * connection: close} and closes after the write; h2 resets the stream with NO_ERROR after the
    * write if the client is still sending (RFC 9113 section 8.1).
    */
   void send(int status, byte[] body, int retryAfterSeconds, boolean last);

@@ -14,17 +14,20 @@ import java.util.Locale;
 
 /**
  * Which socket implementation the server's event loops use. {@code epoll} (Linux, Netty's native
- * transport) costs less CPU per request than the JDK's selector; {@code auto} takes it when its native
- * library loads and falls back to {@code nio} otherwise, so the server runs everywhere.
+ * transport) costs less CPU per request than the JDK's selector; {@code auto} takes it when its
+ * native library loads and falls back to {@code nio} otherwise, so the server runs everywhere.
  */
 public enum SocketTransport {
-  AUTO, EPOLL, NIO;
+  AUTO,
+  EPOLL,
+  NIO;
 
   public static SocketTransport parse(String text) {
     try {
       return valueOf(text.trim().toUpperCase(Locale.ROOT));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException("transport must be auto, epoll or nio, not '" + text + "'", e);
+      throw new IllegalArgumentException(
+          "transport must be auto, epoll or nio, not '" + text + "'", e);
     }
   }
 
@@ -34,8 +37,8 @@ public enum SocketTransport {
       case AUTO -> Epoll.isAvailable() ? EPOLL : NIO;
       case EPOLL -> {
         if (!Epoll.isAvailable()) {
-          throw new IllegalStateException("the epoll transport is not available here: "
-              + Epoll.unavailabilityCause());
+          throw new IllegalStateException(
+              "the epoll transport is not available here: " + Epoll.unavailabilityCause());
         }
         yield EPOLL;
       }

@@ -12,7 +12,10 @@ import java.security.PrivateKey;
 import java.security.cert.X509Certificate;
 import java.util.List;
 
-/** The ingress TLS context: TLS 1.3 only, JDK provider, client certificate required, trust = the PKI's CA only. */
+/**
+ * The ingress TLS context: TLS 1.3 only, JDK provider, client certificate required, trust = the
+ * PKI's CA only.
+ */
 public final class TlsContexts {
   private TlsContexts() {}
 
@@ -26,14 +29,16 @@ public final class TlsContexts {
           .protocols("TLSv1.3")
           .trustManager(trust.toArray(new X509Certificate[0]))
           .clientAuth(ClientAuth.REQUIRE)
-          .applicationProtocolConfig(new ApplicationProtocolConfig(
-              ApplicationProtocolConfig.Protocol.ALPN,
-              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-              alpn.protocols()))
+          .applicationProtocolConfig(
+              new ApplicationProtocolConfig(
+                  ApplicationProtocolConfig.Protocol.ALPN,
+                  ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+                  ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+                  alpn.protocols()))
           .build();
     } catch (javax.net.ssl.SSLException e) {
-      throw new IOException("cannot build the server TLS context from " + pkiDir + ": " + e.getMessage(), e);
+      throw new IOException(
+          "cannot build the server TLS context from " + pkiDir + ": " + e.getMessage(), e);
     }
   }
 }

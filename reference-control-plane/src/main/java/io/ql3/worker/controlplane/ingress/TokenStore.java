@@ -13,9 +13,10 @@ import java.util.Objects;
 import java.util.regex.Pattern;
 
 /**
- * Bearer tokens per worker from {@code PKI/workers/ID/token}. The file is stat'ed on every check and
- * re-read when its identity (inode), size or mtime changed, so an atomic replacement rotates the token
- * without a restart. A missing or malformed file rejects every token. Thread-safe (own monitor).
+ * Bearer tokens per worker from {@code PKI/workers/ID/token}. The file is stat'ed on every check
+ * and re-read when its identity (inode), size or mtime changed, so an atomic replacement rotates
+ * the token without a restart. A missing or malformed file rejects every token. Thread-safe (own
+ * monitor).
  */
 public final class TokenStore {
   private static final Pattern TOKEN = Pattern.compile("^[A-Za-z0-9._~+/=-]{16,4096}$");
@@ -52,7 +53,10 @@ public final class TokenStore {
       return null;
     }
     long mtime = attrs.lastModifiedTime().toMillis();
-    if (c != null && Objects.equals(c.fileKey(), attrs.fileKey()) && c.mtime() == mtime && c.size() == attrs.size()) {
+    if (c != null
+        && Objects.equals(c.fileKey(), attrs.fileKey())
+        && c.mtime() == mtime
+        && c.size() == attrs.size()) {
       return c.token();
     }
     byte[] token;

@@ -42,9 +42,10 @@ import org.bouncycastle.operator.jcajce.JcaContentSignerBuilder;
  * A development PKI on disk: an EC P-256 CA, a server certificate for localhost/127.0.0.1/::1 and
  * one client certificate (URI SAN {@code ql3w://worker/ID}) plus bearer token per worker.
  *
- * <p>Layout: {@code DIR/ca.crt}, {@code DIR/ca.key}, {@code DIR/server.crt}, {@code DIR/server.key},
- * {@code DIR/workers/ID/client.crt|client.key|token}. Keys and tokens 0600, certificates 0644.
- * Running it again on an existing directory reuses the CA and adds the missing workers.
+ * <p>Layout: {@code DIR/ca.crt}, {@code DIR/ca.key}, {@code DIR/server.crt}, {@code
+ * DIR/server.key}, {@code DIR/workers/ID/client.crt|client.key|token}. Keys and tokens 0600,
+ * certificates 0644. Running it again on an existing directory reuses the CA and adds the missing
+ * workers.
  */
 public final class DevPki {
   public static final Pattern WORKER_ID = Pattern.compile("^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$");
@@ -60,8 +61,8 @@ public final class DevPki {
   }
 
   /**
-   * @param extraServerAddresses IP addresses the server certificate names besides 127.0.0.1 and
-   *     ::1 (a test host in a network namespace, e.g. the soak harness's link-local veth address)
+   * @param extraServerAddresses IP addresses the server certificate names besides 127.0.0.1 and ::1
+   *     (a test host in a network namespace, e.g. the soak harness's link-local veth address)
    */
   public DevPki(Path dir, Duration validity, List<String> extraServerAddresses) {
     this.dir = dir;
@@ -89,7 +90,9 @@ public final class DevPki {
     return dir.resolve("workers").resolve(workerId);
   }
 
-  /** Creates whatever is missing: CA, server certificate, and each worker's certificate and token. */
+  /**
+   * Creates whatever is missing: CA, server certificate, and each worker's certificate and token.
+   */
   public List<String> create(List<String> workerIds) throws IOException {
     for (String id : workerIds) {
       requireWorkerId(id);
@@ -104,30 +107,41 @@ public final class DevPki {
       ca = new KeyPair(caCert.getPublicKey(), caKey);
     } else {
       ca = newKeyPair();
-      caCert = issue(new X500Principal("CN=ql3 dev CA"), ca.getPublic(), null, ca, true, null, null);
+      caCert =
+          issue(new X500Principal("CN=ql3 dev CA"), ca.getPublic(), null, ca, true, null, null);
       writeKey(caKeyFile, ca.getPrivate());
       writeCert(caCert(), caCert);
       created.add(caCert().toString());
     }
     if (!Files.exists(serverCert()) || !Files.exists(serverKey())) {
       KeyPair server = newKeyPair();
-      List<GeneralName> san = new ArrayList<>(List.of(
-          new GeneralName(GeneralName.dNSName, "localhost"),
-          new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
-          new GeneralName(GeneralName.iPAddress, "::1")));
+      List<GeneralName> san =
+          new ArrayList<>(
+              List.of(
+                  new GeneralName(GeneralName.dNSName, "localhost"),
+                  new GeneralName(GeneralName.iPAddress, "127.0.0.1"),
+                  new GeneralName(GeneralName.iPAddress, "::1")));
       for (String ip : extraServerAddresses) {
         san.add(new GeneralName(GeneralName.iPAddress, ip));
       }
       GeneralNames names = new GeneralNames(san.toArray(new GeneralName[0]));
-      X509Certificate cert = issue(new X500Principal("CN=localhost"), server.getPublic(), caCert, ca,
-          false, names, KeyPurposeId.id_kp_serverAuth);
+      X509Certificate cert =
+          issue(
+              new X500Principal("CN=localhost"),
+              server.getPublic(),
+              caCert,
+              ca,
+              false,
+              names,
+              KeyPurposeId.id_kp_serverAuth);
       writeKey(serverKey(), server.getPrivate());
       writeCert(serverCert(), cert);
       created.add(serverCert().toString());
     }
     for (String id : workerIds) {
       Path wd = workerDir(id);
-      if (Files.exists(wd.resolve("client.crt")) && Files.exists(wd.resolve("client.key"))
+      if (Files.exists(wd.resolve("client.crt"))
+          && Files.exists(wd.resolve("client.key"))
           && Files.exists(wd.resolve("token"))) {
         continue;
       }
@@ -139,8 +153,9 @@ public final class DevPki {
   }
 
   /**
-   * Issues (or replaces) the client certificate of {@code dirName}. {@code identity} is the worker id the
-   * certificate proves; {@code uriSan} false gives a CN-only certificate (the contract's fallback).
+   * Issues (or replaces) the client certificate of {@code dirName}. {@code identity} is the worker
+   * id the certificate proves; {@code uriSan} false gives a CN-only certificate (the contract's
+   * fallback).
    */
   public void issueClient(String dirName, String identity, boolean uriSan) throws IOException {
     X509Certificate caCert = PemFiles.readCertificate(caCert());
@@ -148,15 +163,25 @@ public final class DevPki {
     issueClient(dirName, identity, uriSan, caCert, new KeyPair(caCert.getPublicKey(), caKey));
   }
 
-  private void issueClient(String dirName, String identity, boolean uriSan, X509Certificate caCert,
-      KeyPair ca) throws IOException {
+  private void issueClient(
+      String dirName, String identity, boolean uriSan, X509Certificate caCert, KeyPair ca)
+      throws IOException {
     KeyPair client = newKeyPair();
-    GeneralNames names = uriSan
-        ? new GeneralNames(new GeneralName(GeneralName.uniformResourceIdentifier,
-            WorkerIdentity.URI_PREFIX + identity))
-        : null;
-    X509Certificate cert = issue(new X500Principal("CN=" + identity), client.getPublic(), caCert, ca,
-        false, names, KeyPurposeId.id_kp_clientAuth);
+    GeneralNames names =
+        uriSan
+            ? new GeneralNames(
+                new GeneralName(
+                    GeneralName.uniformResourceIdentifier, WorkerIdentity.URI_PREFIX + identity))
+            : null;
+    X509Certificate cert =
+        issue(
+            new X500Principal("CN=" + identity),
+            client.getPublic(),
+            caCert,
+            ca,
+            false,
+            names,
+            KeyPurposeId.id_kp_clientAuth);
     Path wd = workerDir(dirName);
     writeKey(wd.resolve("client.key"), client.getPrivate());
     writeCert(wd.resolve("client.crt"), cert);
@@ -164,8 +189,10 @@ public final class DevPki {
 
   /** Replaces the worker's token file atomically (rotation). */
   public void writeToken(String workerId, String token) throws IOException {
-    PemFiles.writeAtomically(workerDir(workerId).resolve("token"),
-        (token + "\n").getBytes(StandardCharsets.US_ASCII), PemFiles.KEY_MODE);
+    PemFiles.writeAtomically(
+        workerDir(workerId).resolve("token"),
+        (token + "\n").getBytes(StandardCharsets.US_ASCII),
+        PemFiles.KEY_MODE);
   }
 
   /** 32 random bytes, base64url without padding: 43 characters of the contract's token alphabet. */
@@ -191,29 +218,44 @@ public final class DevPki {
     }
   }
 
-  private X509Certificate issue(X500Principal subject, PublicKey key, X509Certificate issuer, KeyPair signer,
-      boolean isCa, GeneralNames names, KeyPurposeId purpose) throws IOException {
+  private X509Certificate issue(
+      X500Principal subject,
+      PublicKey key,
+      X509Certificate issuer,
+      KeyPair signer,
+      boolean isCa,
+      GeneralNames names,
+      KeyPurposeId purpose)
+      throws IOException {
     Instant now = Instant.now();
     X500Principal issuerName = issuer == null ? subject : issuer.getSubjectX500Principal();
-    X509v3CertificateBuilder builder = new JcaX509v3CertificateBuilder(issuerName,
-        new BigInteger(64, random).add(BigInteger.ONE), Date.from(now.minus(Duration.ofHours(1))),
-        Date.from(now.plus(validity)), subject, key);
+    X509v3CertificateBuilder builder =
+        new JcaX509v3CertificateBuilder(
+            issuerName,
+            new BigInteger(64, random).add(BigInteger.ONE),
+            Date.from(now.minus(Duration.ofHours(1))),
+            Date.from(now.plus(validity)),
+            subject,
+            key);
     try {
       JcaX509ExtensionUtils utils = new JcaX509ExtensionUtils();
       builder.addExtension(Extension.basicConstraints, true, new BasicConstraints(isCa));
-      builder.addExtension(Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(key));
+      builder.addExtension(
+          Extension.subjectKeyIdentifier, false, utils.createSubjectKeyIdentifier(key));
       if (isCa) {
-        builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
+        builder.addExtension(
+            Extension.keyUsage, true, new KeyUsage(KeyUsage.keyCertSign | KeyUsage.cRLSign));
       } else {
-        builder.addExtension(Extension.authorityKeyIdentifier, false,
-            utils.createAuthorityKeyIdentifier(issuer));
+        builder.addExtension(
+            Extension.authorityKeyIdentifier, false, utils.createAuthorityKeyIdentifier(issuer));
         builder.addExtension(Extension.keyUsage, true, new KeyUsage(KeyUsage.digitalSignature));
         builder.addExtension(Extension.extendedKeyUsage, false, new ExtendedKeyUsage(purpose));
       }
       if (names != null) {
         builder.addExtension(Extension.subjectAlternativeName, false, names);
       }
-      ContentSigner contentSigner = new JcaContentSignerBuilder(SIGNATURE).build(signer.getPrivate());
+      ContentSigner contentSigner =
+          new JcaContentSignerBuilder(SIGNATURE).build(signer.getPrivate());
       return new JcaX509CertificateConverter().getCertificate(builder.build(contentSigner));
     } catch (CertIOException | OperatorCreationException | GeneralSecurityException e) {
       throw new IOException("certificate issuance failed: " + e.getMessage(), e);
@@ -221,11 +263,14 @@ public final class DevPki {
   }
 
   private static void writeKey(Path file, PrivateKey key) throws IOException {
-    PemFiles.writeAtomically(file,
-        PemFiles.toPem(new JcaPKCS8Generator(key, null)).getBytes(StandardCharsets.US_ASCII), PemFiles.KEY_MODE);
+    PemFiles.writeAtomically(
+        file,
+        PemFiles.toPem(new JcaPKCS8Generator(key, null)).getBytes(StandardCharsets.US_ASCII),
+        PemFiles.KEY_MODE);
   }
 
   private static void writeCert(Path file, X509Certificate cert) throws IOException {
-    PemFiles.writeAtomically(file, PemFiles.toPem(cert).getBytes(StandardCharsets.US_ASCII), PemFiles.CERT_MODE);
+    PemFiles.writeAtomically(
+        file, PemFiles.toPem(cert).getBytes(StandardCharsets.US_ASCII), PemFiles.CERT_MODE);
   }
 }

@@ -79,12 +79,19 @@ public final class PemFiles {
     return out.toString();
   }
 
-  /** Writes atomically (temp file with the final mode, then rename) so a reader never sees a partial file. */
+  /**
+   * Writes atomically (temp file with the final mode, then rename) so a reader never sees a partial
+   * file.
+   */
   public static void writeAtomically(Path file, byte[] content, String mode) throws IOException {
     Path dir = file.toAbsolutePath().getParent();
     Files.createDirectories(dir);
-    Path tmp = Files.createTempFile(dir, "." + file.getFileName(), ".tmp",
-        PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(KEY_MODE)));
+    Path tmp =
+        Files.createTempFile(
+            dir,
+            "." + file.getFileName(),
+            ".tmp",
+            PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString(KEY_MODE)));
     try {
       Files.write(tmp, content);
       Files.setPosixFilePermissions(tmp, PosixFilePermissions.fromString(mode));

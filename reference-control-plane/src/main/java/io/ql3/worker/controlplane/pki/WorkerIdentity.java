@@ -10,8 +10,8 @@ import javax.naming.ldap.LdapName;
 import javax.naming.ldap.Rdn;
 
 /**
- * The worker identity a client certificate proves (contract section 2): the URI SAN
- * {@code ql3w://worker/{id}}, or the subject CN when the certificate has no URI SAN at all.
+ * The worker identity a client certificate proves (contract section 2): the URI SAN {@code
+ * ql3w://worker/{id}}, or the subject CN when the certificate has no URI SAN at all.
  */
 public final class WorkerIdentity {
   public static final String URI_PREFIX = "ql3w://worker/";

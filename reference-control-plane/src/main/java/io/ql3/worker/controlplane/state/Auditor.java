@@ -8,9 +8,9 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The conformance auditor's record: the client contract violations the server observed. Callers decide
- * what happened (they own the facts); the auditor only keeps the list (bounded, with exact counts) and
- * logs each entry. Thread-safe on its own monitor.
+ * The conformance auditor's record: the client contract violations the server observed. Callers
+ * decide what happened (they own the facts); the auditor only keeps the list (bounded, with exact
+ * counts) and logs each entry. Thread-safe on its own monitor.
  */
 public final class Auditor {
   private static final int KEPT = 10_000;
@@ -26,14 +26,17 @@ public final class Auditor {
     this.log = log;
   }
 
-  public synchronized void record(ViolationKind kind, String workerId, String sessionId, String detail) {
+  public synchronized void record(
+      ViolationKind kind, String workerId, String sessionId, String detail) {
     Violation v = new Violation(++seq, clock.millis(), kind, workerId, sessionId, detail);
     kept.addLast(v);
     if (kept.size() > KEPT) {
       kept.removeFirst();
     }
     counts.merge(kind, 1L, Long::sum);
-    log.event("violation", "kind=" + kind.wire() + " worker=" + workerId + " session=" + sessionId + " " + detail);
+    log.event(
+        "violation",
+        "kind=" + kind.wire() + " worker=" + workerId + " session=" + sessionId + " " + detail);
   }
 
   public synchronized List<Violation> violations() {

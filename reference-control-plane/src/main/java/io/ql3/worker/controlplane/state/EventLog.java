@@ -13,6 +13,6 @@ public interface EventLog {
   }
 
   static EventLog quiet() {
-    return (kind, detail) -> { };
+    return (kind, detail) -> {};
   }
 }

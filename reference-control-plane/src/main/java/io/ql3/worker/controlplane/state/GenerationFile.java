@@ -16,9 +16,9 @@ import java.util.TreeMap;
  * The one piece of server state that may outlive the process: each worker's generation counter.
  * Contract section 5: a register answer's generation is greater than any generation the client held
  * before for this worker. A control plane that forgets its counters on restart breaks that, and a
- * correct client then refuses every answer (drift) until the new counter has passed the one it held,
- * one register per backoff step. With this file a restarted server forgets sessions and runs, as
- * before, but never hands out a generation it handed out already.
+ * correct client then refuses every answer (drift) until the new counter has passed the one it
+ * held, one register per backoff step. With this file a restarted server forgets sessions and runs,
+ * as before, but never hands out a generation it handed out already.
  *
  * <p>Format: one line per worker, {@code workerId generation}, sorted. Every change is written to a
  * temporary file, forced, and renamed over the file before the answer that carries the new
@@ -82,7 +82,8 @@ public final class GenerationFile {
         dir.force(true);
       }
     } catch (IOException e) {
-      throw new UncheckedIOException("cannot record generation " + generation + " of " + workerId + " in " + file, e);
+      throw new UncheckedIOException(
+          "cannot record generation " + generation + " of " + workerId + " in " + file, e);
     }
   }
 }

@@ -17,8 +17,12 @@ final class Run {
   final long notBefore;
 
   RunState state = RunState.QUEUED;
-  /** The latest offered attempt (null: never offered); completable until the run is offered again. */
+
+  /**
+   * The latest offered attempt (null: never offered); completable until the run is offered again.
+   */
   Lease lease;
+
   boolean cancelRequested;
   byte[] completionBytes;
   String outcome;
@@ -26,8 +30,17 @@ final class Run {
   long completedAt;
   int reclaims;
 
-  Run(String runId, long seq, String executor, byte[] spec, String specDigest, long timeoutMs,
-      String idempotencyKey, String targetWorker, Map<String, String> targetLabels, long submittedAt,
+  Run(
+      String runId,
+      long seq,
+      String executor,
+      byte[] spec,
+      String specDigest,
+      long timeoutMs,
+      String idempotencyKey,
+      String targetWorker,
+      Map<String, String> targetLabels,
+      long submittedAt,
       long notBefore) {
     this.runId = runId;
     this.seq = seq;
@@ -44,7 +57,8 @@ final class Run {
 
   void moveTo(RunState next) {
     if (!state.canMoveTo(next)) {
-      throw new IllegalStateException("run " + runId + ": " + state + " -> " + next + " is not allowed");
+      throw new IllegalStateException(
+          "run " + runId + ": " + state + " -> " + next + " is not allowed");
     }
     state = next;
   }

@@ -20,12 +20,13 @@ public enum RunState {
   /** An {@code uncertain} completion was accepted: kept aside, never requeued. Terminal. */
   QUARANTINED;
 
-  private static final Map<RunState, Set<RunState>> ALLOWED = Map.of(
-      QUEUED, EnumSet.of(LEASED, CANCELLED, COMPLETED, QUARANTINED),
-      LEASED, EnumSet.of(QUEUED, CANCELLED, COMPLETED, QUARANTINED),
-      CANCELLED, EnumSet.of(COMPLETED, QUARANTINED),
-      COMPLETED, EnumSet.noneOf(RunState.class),
-      QUARANTINED, EnumSet.noneOf(RunState.class));
+  private static final Map<RunState, Set<RunState>> ALLOWED =
+      Map.of(
+          QUEUED, EnumSet.of(LEASED, CANCELLED, COMPLETED, QUARANTINED),
+          LEASED, EnumSet.of(QUEUED, CANCELLED, COMPLETED, QUARANTINED),
+          CANCELLED, EnumSet.of(COMPLETED, QUARANTINED),
+          COMPLETED, EnumSet.noneOf(RunState.class),
+          QUARANTINED, EnumSet.noneOf(RunState.class));
 
   public boolean canMoveTo(RunState next) {
     return ALLOWED.get(this).contains(next);

@@ -21,16 +21,20 @@ final class Session {
 
   SessionStatus status = SessionStatus.ACTIVE;
   boolean fenced;
+
   /** The status the session had when it was fenced (the {@code replaced.status} fact). */
   SessionStatus statusAtFence;
+
   long version = 1;
   long leaseExpiresAt;
   long heartbeatIntervalMs;
   int availableSlots;
   int maxConcurrentRuns;
   long lastBeatAt;
+
   /** When the server first answered this session with a 409 (-1: never). */
   long first409At = -1;
+
   String lastOperation;
   byte[] lastRequest;
   byte[] lastResponse;
@@ -38,8 +42,14 @@ final class Session {
   final Set<Run> leased = new LinkedHashSet<>();
   final Map<String, List<PulledRun>> pulls = new LinkedHashMap<>();
 
-  Session(String workerId, String sessionId, long generation, byte[] registerBytes, byte[] registerResponse,
-      Commands.Register capability, long now) {
+  Session(
+      String workerId,
+      String sessionId,
+      long generation,
+      byte[] registerBytes,
+      byte[] registerResponse,
+      Commands.Register capability,
+      long now) {
     this.workerId = workerId;
     this.sessionId = sessionId;
     this.generation = generation;
@@ -54,7 +64,8 @@ final class Session {
 
   void moveTo(SessionStatus next) {
     if (!status.canMoveTo(next)) {
-      throw new IllegalStateException("session " + sessionId + ": " + status + " -> " + next + " is not allowed");
+      throw new IllegalStateException(
+          "session " + sessionId + ": " + status + " -> " + next + " is not allowed");
     }
     status = next;
   }

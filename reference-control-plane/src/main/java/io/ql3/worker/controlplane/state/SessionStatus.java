@@ -4,7 +4,9 @@ import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
 
-/** The server's view of a session's status, with the table of allowed moves (fencing is orthogonal). */
+/**
+ * The server's view of a session's status, with the table of allowed moves (fencing is orthogonal).
+ */
 public enum SessionStatus {
   ACTIVE("active"),
   DRAINING("draining"),
@@ -12,11 +14,12 @@ public enum SessionStatus {
   /** The lease ran out on the server's clock before a heartbeat renewed it. */
   EXPIRED("expired");
 
-  private static final Map<SessionStatus, Set<SessionStatus>> ALLOWED = Map.of(
-      ACTIVE, EnumSet.of(DRAINING, OFFLINE, EXPIRED),
-      DRAINING, EnumSet.of(OFFLINE, EXPIRED),
-      OFFLINE, EnumSet.noneOf(SessionStatus.class),
-      EXPIRED, EnumSet.noneOf(SessionStatus.class));
+  private static final Map<SessionStatus, Set<SessionStatus>> ALLOWED =
+      Map.of(
+          ACTIVE, EnumSet.of(DRAINING, OFFLINE, EXPIRED),
+          DRAINING, EnumSet.of(OFFLINE, EXPIRED),
+          OFFLINE, EnumSet.noneOf(SessionStatus.class),
+          EXPIRED, EnumSet.noneOf(SessionStatus.class));
 
   private final String wire;
 

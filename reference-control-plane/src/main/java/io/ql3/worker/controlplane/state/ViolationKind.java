@@ -4,15 +4,23 @@ package io.ql3.worker.controlplane.state;
 public enum ViolationKind {
   /** A second TLS connection of a worker while one is open (contract section 1). */
   CONCURRENT_CONNECTIONS("concurrent_connections"),
-  /** A heartbeat earlier than the published interval (minus the tolerance) after the previous one. */
+  /**
+   * A heartbeat earlier than the published interval (minus the tolerance) after the previous one.
+   */
   EARLY_HEARTBEAT("early_heartbeat"),
   /** Two session requests (register, heartbeat, transition) of one worker in flight at once. */
   OVERLAPPING_SESSION_REQUESTS("overlapping_session_requests"),
-  /** A pull on a session that is draining, offline, expired past tolerance, or already refused with 409. */
+  /**
+   * A pull on a session that is draining, offline, expired past tolerance, or already refused with
+   * 409.
+   */
   PULL_NOT_ACTIVE("pull_not_active"),
   /** A pull whose maxRuns exceeds the slots the session can take (max minus runs it holds). */
   PULL_ABOVE_SLOTS("pull_above_slots"),
-  /** A session request (heartbeat, transition, pull) after the server answered that session with a 409. */
+  /**
+   * A session request (heartbeat, transition, pull) after the server answered that session with a
+   * 409.
+   */
   REQUEST_AFTER_FENCE("request_after_fence"),
   /** A body that is valid JSON for the schema but not in canonical form. */
   NON_CANONICAL_BODY("non_canonical_body"),

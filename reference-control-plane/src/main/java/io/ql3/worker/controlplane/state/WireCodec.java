@@ -4,16 +4,27 @@ import io.ql3.worker.contract.ErrorCode;
 import java.util.List;
 
 /**
- * Canonical response bodies, built with the session-contract module's wire records. The state machine
- * decides every value; the codec only serializes (one owner per fact).
+ * Canonical response bodies, built with the session-contract module's wire records. The state
+ * machine decides every value; the codec only serializes (one owner per fact).
  */
 public interface WireCodec {
   /** {@code replacedSessionId} null: no previous session. */
-  byte[] registerResponse(long generation, long heartbeatIntervalMs, long leaseTtlMs, Long replacedGeneration,
-      String replacedSessionId, String replacedStatus);
+  byte[] registerResponse(
+      long generation,
+      long heartbeatIntervalMs,
+      long leaseTtlMs,
+      Long replacedGeneration,
+      String replacedSessionId,
+      String replacedStatus);
 
-  byte[] heartbeatResponse(List<String> cancelRuns, long generation, long heartbeatIntervalMs, long leaseTtlMs,
-      SessionStatus status, long version, boolean workAvailable);
+  byte[] heartbeatResponse(
+      List<String> cancelRuns,
+      long generation,
+      long heartbeatIntervalMs,
+      long leaseTtlMs,
+      SessionStatus status,
+      long version,
+      boolean workAvailable);
 
   byte[] transitionResponse(long generation, long leaseTtlMs, SessionStatus status, long version);
 
@@ -27,8 +38,8 @@ public interface WireCodec {
   byte[] errorBody(ErrorCode code, String message);
 
   /**
-   * Checks an offer against the contract's offer rules (executor name, idempotency key, runId, timeout,
-   * attempt); IllegalArgumentException with the contract's reason when it breaks one.
+   * Checks an offer against the contract's offer rules (executor name, idempotency key, runId,
+   * timeout, attempt); IllegalArgumentException with the contract's reason when it breaks one.
    */
   void checkOffer(OfferData offer);
 

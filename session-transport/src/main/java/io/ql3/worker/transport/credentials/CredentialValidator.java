@@ -23,95 +23,123 @@ import java.util.Set;
 
 /** The consistency rules a credential set must pass before it is installed. */
 final class CredentialValidator {
-    private final Clock clock;
-    private final String expectedWorkerId;
-    private final SecureRandom random = new SecureRandom();
+  private final Clock clock;
+  private final String expectedWorkerId;
+  private final SecureRandom random = new SecureRandom();
 
-    CredentialValidator(Clock clock, String expectedWorkerId) {
-        this.clock = clock;
-        this.expectedWorkerId = expectedWorkerId;
+  CredentialValidator(Clock clock, String expectedWorkerId) {
+    this.clock = clock;
+    this.expectedWorkerId = expectedWorkerId;
+  }
+
+  /**
+   * @return the certificate identity (equal to the expected workerId)
+   */
+  String validate(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> trust)
+      throws CredentialException {
+    X509Certificate leaf = chain.get(0);
+    checkKeyMatches(leaf, key);
+    Date now = Date.from(clock.instant());
+    try {
+      leaf.checkValidity(now); // the JDK client would happily send an expired certificate
+    } catch (CertificateExpiredException e) {
+      throw new CredentialException(
+          Reason.CERTIFICATE_EXPIRED,
+          "client certificate expired at "
+              + leaf.getNotAfter().toInstant()
+              + " (notAfter); the local clock says "
+              + now.toInstant());
+    } catch (CertificateNotYetValidException e) {
+      throw new CredentialException(
+          Reason.CERTIFICATE_NOT_YET_VALID,
+          "client certificate is not valid before "
+              + leaf.getNotBefore().toInstant()
+              + " (notBefore); the local clock says "
+              + now.toInstant()
+              + ": if the clock is wrong (no RTC, no time sync yet), the agent waits for it");
     }
-
-    /** @return the certificate identity (equal to the expected workerId) */
-    String validate(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> trust) throws CredentialException {
-        X509Certificate leaf = chain.get(0);
-        checkKeyMatches(leaf, key);
-        Date now = Date.from(clock.instant());
-        try {
-            leaf.checkValidity(now); // the JDK client would happily send an expired certificate
-        } catch (CertificateExpiredException e) {
-            throw new CredentialException(Reason.CERTIFICATE_EXPIRED,
-                    "client certificate expired at " + leaf.getNotAfter().toInstant() + " (notAfter); the local clock says "
-                            + now.toInstant());
-        } catch (CertificateNotYetValidException e) {
-            throw new CredentialException(Reason.CERTIFICATE_NOT_YET_VALID,
-                    "client certificate is not valid before " + leaf.getNotBefore().toInstant() + " (notBefore); the local clock says "
-                            + now.toInstant() + ": if the clock is wrong (no RTC, no time sync yet), the agent waits for it");
-        }
-        checkChain(chain, trust, now);
-        String identity = CertificateIdentity.of(leaf);
-        if (!identity.equals(expectedWorkerId)) {
-            throw new CredentialException(Reason.IDENTITY_MISMATCH,
-                    "configured workerId '" + expectedWorkerId + "' but the certificate identity is '" + identity + "'");
-        }
-        return identity;
+    checkChain(chain, trust, now);
+    String identity = CertificateIdentity.of(leaf);
+    if (!identity.equals(expectedWorkerId)) {
+      throw new CredentialException(
+          Reason.IDENTITY_MISMATCH,
+          "configured workerId '"
+              + expectedWorkerId
+              + "' but the certificate identity is '"
+              + identity
+              + "'");
     }
+    return identity;
+  }
 
-    private void checkKeyMatches(X509Certificate leaf, PrivateKey key) throws CredentialException {
-        String algorithm = switch (key.getAlgorithm()) {
-            case "EC" -> "SHA256withECDSA";
-            case "RSA" -> "SHA256withRSA";
-            case "Ed25519", "EdDSA" -> "Ed25519";
-            case "Ed448" -> "Ed448";
-            default -> null;
+  private void checkKeyMatches(X509Certificate leaf, PrivateKey key) throws CredentialException {
+    String algorithm =
+        switch (key.getAlgorithm()) {
+          case "EC" -> "SHA256withECDSA";
+          case "RSA" -> "SHA256withRSA";
+          case "Ed25519", "EdDSA" -> "Ed25519";
+          case "Ed448" -> "Ed448";
+          default -> null;
         };
-        if (algorithm == null) {
-            throw new CredentialException(Reason.KEY_MISMATCH, "unsupported private key algorithm " + key.getAlgorithm());
-        }
-        if (!key.getAlgorithm().equals(leaf.getPublicKey().getAlgorithm())
-                && !(key.getAlgorithm().startsWith("Ed") && leaf.getPublicKey().getAlgorithm().startsWith("Ed"))) {
-            throw new CredentialException(Reason.KEY_MISMATCH, "private key is " + key.getAlgorithm()
-                    + " but the certificate key is " + leaf.getPublicKey().getAlgorithm());
-        }
-        byte[] challenge = new byte[32];
-        random.nextBytes(challenge);
-        try {
-            Signature signer = Signature.getInstance(algorithm);
-            signer.initSign(key);
-            signer.update(challenge);
-            byte[] signature = signer.sign();
-            Signature verifier = Signature.getInstance(algorithm);
-            verifier.initVerify(leaf.getPublicKey());
-            verifier.update(challenge);
-            if (!verifier.verify(signature)) {
-                throw new CredentialException(Reason.KEY_MISMATCH, "private key does not match the certificate");
-            }
-        } catch (GeneralSecurityException e) {
-            throw new CredentialException(Reason.KEY_MISMATCH, "private key does not match the certificate: " + e.getMessage(), e);
-        }
+    if (algorithm == null) {
+      throw new CredentialException(
+          Reason.KEY_MISMATCH, "unsupported private key algorithm " + key.getAlgorithm());
     }
+    if (!key.getAlgorithm().equals(leaf.getPublicKey().getAlgorithm())
+        && !(key.getAlgorithm().startsWith("Ed")
+            && leaf.getPublicKey().getAlgorithm().startsWith("Ed"))) {
+      throw new CredentialException(
+          Reason.KEY_MISMATCH,
+          "private key is "
+              + key.getAlgorithm()
+              + " but the certificate key is "
+              + leaf.getPublicKey().getAlgorithm());
+    }
+    byte[] challenge = new byte[32];
+    random.nextBytes(challenge);
+    try {
+      Signature signer = Signature.getInstance(algorithm);
+      signer.initSign(key);
+      signer.update(challenge);
+      byte[] signature = signer.sign();
+      Signature verifier = Signature.getInstance(algorithm);
+      verifier.initVerify(leaf.getPublicKey());
+      verifier.update(challenge);
+      if (!verifier.verify(signature)) {
+        throw new CredentialException(
+            Reason.KEY_MISMATCH, "private key does not match the certificate");
+      }
+    } catch (GeneralSecurityException e) {
+      throw new CredentialException(
+          Reason.KEY_MISMATCH, "private key does not match the certificate: " + e.getMessage(), e);
+    }
+  }
 
-    private static void checkChain(List<X509Certificate> chain, List<X509Certificate> trust, Date now) throws CredentialException {
-        Set<TrustAnchor> anchors = new HashSet<>();
-        for (X509Certificate t : trust) {
-            anchors.add(new TrustAnchor(t, null));
-        }
-        List<X509Certificate> path = new ArrayList<>(chain);
-        // A chain file may end with the root itself; PKIX wants the path without its anchor.
-        while (path.size() > 1 && trust.contains(path.get(path.size() - 1))) {
-            path.remove(path.size() - 1);
-        }
-        try {
-            CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
-            PKIXParameters params = new PKIXParameters(anchors);
-            params.setRevocationEnabled(false);
-            params.setDate(now);
-            CertPathValidator.getInstance("PKIX").validate(certPath, params);
-        } catch (CertPathValidatorException e) {
-            throw new CredentialException(Reason.CHAIN_UNTRUSTED,
-                    "client chain does not verify to the trust bundle: " + e.getMessage(), e);
-        } catch (GeneralSecurityException e) {
-            throw new CredentialException(Reason.CHAIN_UNTRUSTED, "cannot verify the client chain: " + e.getMessage(), e);
-        }
+  private static void checkChain(List<X509Certificate> chain, List<X509Certificate> trust, Date now)
+      throws CredentialException {
+    Set<TrustAnchor> anchors = new HashSet<>();
+    for (X509Certificate t : trust) {
+      anchors.add(new TrustAnchor(t, null));
     }
+    List<X509Certificate> path = new ArrayList<>(chain);
+    // A chain file may end with the root itself; PKIX wants the path without its anchor.
+    while (path.size() > 1 && trust.contains(path.get(path.size() - 1))) {
+      path.remove(path.size() - 1);
+    }
+    try {
+      CertPath certPath = CertificateFactory.getInstance("X.509").generateCertPath(path);
+      PKIXParameters params = new PKIXParameters(anchors);
+      params.setRevocationEnabled(false);
+      params.setDate(now);
+      CertPathValidator.getInstance("PKIX").validate(certPath, params);
+    } catch (CertPathValidatorException e) {
+      throw new CredentialException(
+          Reason.CHAIN_UNTRUSTED,
+          "client chain does not verify to the trust bundle: " + e.getMessage(),
+          e);
+    } catch (GeneralSecurityException e) {
+      throw new CredentialException(
+          Reason.CHAIN_UNTRUSTED, "cannot verify the client chain: " + e.getMessage(), e);
+    }
+  }
 }

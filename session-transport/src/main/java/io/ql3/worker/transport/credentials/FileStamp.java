@@ -12,19 +12,19 @@ import java.util.Map;
  * followed, so a swapped {@code ..data} symlink shows as a new inode.
  */
 record FileStamp(long device, long inode, long size, long mtimeNanos, long ctimeNanos) {
-    private static final String ATTRIBUTES = "unix:dev,ino,size,lastModifiedTime,ctime";
+  private static final String ATTRIBUTES = "unix:dev,ino,size,lastModifiedTime,ctime";
 
-    static FileStamp of(Path path) throws IOException {
-        Map<String, Object> a = Files.readAttributes(path, ATTRIBUTES);
-        return new FileStamp(
-                ((Number) a.get("dev")).longValue(),
-                ((Number) a.get("ino")).longValue(),
-                ((Number) a.get("size")).longValue(),
-                nanos((FileTime) a.get("lastModifiedTime")),
-                nanos((FileTime) a.get("ctime")));
-    }
+  static FileStamp of(Path path) throws IOException {
+    Map<String, Object> a = Files.readAttributes(path, ATTRIBUTES);
+    return new FileStamp(
+        ((Number) a.get("dev")).longValue(),
+        ((Number) a.get("ino")).longValue(),
+        ((Number) a.get("size")).longValue(),
+        nanos((FileTime) a.get("lastModifiedTime")),
+        nanos((FileTime) a.get("ctime")));
+  }
 
-    private static long nanos(FileTime t) {
-        return t.to(java.util.concurrent.TimeUnit.NANOSECONDS);
-    }
+  private static long nanos(FileTime t) {
+    return t.to(java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
 }

@@ -16,55 +16,63 @@ import java.util.List;
  * passphrase to use.
  */
 final class PemReader {
-    static final String ENCRYPTED_MESSAGE =
-            "private key file is encrypted; provide an unencrypted key with 0600 permissions";
+  static final String ENCRYPTED_MESSAGE =
+      "private key file is encrypted; provide an unencrypted key with 0600 permissions";
 
-    private PemReader() {}
+  private PemReader() {}
 
-    static List<X509Certificate> certificates(byte[] pem, String what) throws CredentialException {
-        List<X509Certificate> out = new ArrayList<>();
-        try {
-            CertificateFactory factory = CertificateFactory.getInstance("X.509");
-            for (PemBlock block : PemBlock.parseAll(pem, what)) {
-                if (!"CERTIFICATE".equals(block.label())) {
-                    throw new CredentialException(Reason.PEM_INVALID,
-                            what + " holds a non-certificate PEM block (" + block.label() + ")");
-                }
-                out.add((X509Certificate) factory.generateCertificate(new ByteArrayInputStream(block.der())));
-            }
-        } catch (CertificateException e) {
-            throw new CredentialException(Reason.PEM_INVALID, what + " is not valid PEM: " + e.getMessage(), e);
+  static List<X509Certificate> certificates(byte[] pem, String what) throws CredentialException {
+    List<X509Certificate> out = new ArrayList<>();
+    try {
+      CertificateFactory factory = CertificateFactory.getInstance("X.509");
+      for (PemBlock block : PemBlock.parseAll(pem, what)) {
+        if (!"CERTIFICATE".equals(block.label())) {
+          throw new CredentialException(
+              Reason.PEM_INVALID,
+              what + " holds a non-certificate PEM block (" + block.label() + ")");
         }
-        if (out.isEmpty()) {
-            throw new CredentialException(Reason.PEM_INVALID, what + " holds no certificate");
-        }
-        return List.copyOf(out);
+        out.add(
+            (X509Certificate) factory.generateCertificate(new ByteArrayInputStream(block.der())));
+      }
+    } catch (CertificateException e) {
+      throw new CredentialException(
+          Reason.PEM_INVALID, what + " is not valid PEM: " + e.getMessage(), e);
     }
-
-    /** PKCS#8, PKCS#1 RSA or SEC1 EC; encrypted keys are refused. Exactly one key. */
-    static PrivateKey privateKey(byte[] pem) throws CredentialException {
-        PrivateKey key = null;
-        for (PemBlock block : PemBlock.parseAll(pem, "private key file")) {
-            String label = block.label();
-            if ("EC PARAMETERS".equals(label)) {
-                continue; // written by `openssl ecparam -genkey` before the key
-            }
-            if ("ENCRYPTED PRIVATE KEY".equals(label) || (label.endsWith("PRIVATE KEY") && block.hasHeaders())) {
-                throw new CredentialException(Reason.ENCRYPTED_KEY, ENCRYPTED_MESSAGE);
-            }
-            if (key != null) {
-                throw new CredentialException(Reason.PEM_INVALID, "private key file holds more than one key");
-            }
-            key = switch (label) {
-                case "PRIVATE KEY" -> Pkcs8Keys.decode(block.der());
-                case "RSA PRIVATE KEY", "EC PRIVATE KEY" -> LegacyPemKeys.decode(block);
-                default -> throw new CredentialException(Reason.PEM_INVALID,
-                        "private key file holds an unexpected PEM block (" + label + ")");
-            };
-        }
-        if (key == null) {
-            throw new CredentialException(Reason.PEM_INVALID, "private key file holds no key");
-        }
-        return key;
+    if (out.isEmpty()) {
+      throw new CredentialException(Reason.PEM_INVALID, what + " holds no certificate");
     }
+    return List.copyOf(out);
+  }
+
+  /** PKCS#8, PKCS#1 RSA or SEC1 EC; encrypted keys are refused. Exactly one key. */
+  static PrivateKey privateKey(byte[] pem) throws CredentialException {
+    PrivateKey key = null;
+    for (PemBlock block : PemBlock.parseAll(pem, "private key file")) {
+      String label = block.label();
+      if ("EC PARAMETERS".equals(label)) {
+        continue; // written by `openssl ecparam -genkey` before the key
+      }
+      if ("ENCRYPTED PRIVATE KEY".equals(label)
+          || (label.endsWith("PRIVATE KEY") && block.hasHeaders())) {
+        throw new CredentialException(Reason.ENCRYPTED_KEY, ENCRYPTED_MESSAGE);
+      }
+      if (key != null) {
+        throw new CredentialException(
+            Reason.PEM_INVALID, "private key file holds more than one key");
+      }
+      key =
+          switch (label) {
+            case "PRIVATE KEY" -> Pkcs8Keys.decode(block.der());
+            case "RSA PRIVATE KEY", "EC PRIVATE KEY" -> LegacyPemKeys.decode(block);
+            default ->
+                throw new CredentialException(
+                    Reason.PEM_INVALID,
+                    "private key file holds an unexpected PEM block (" + label + ")");
+          };
+    }
+    if (key == null) {
+      throw new CredentialException(Reason.PEM_INVALID, "private key file holds no key");
+    }
+    return key;
+  }
 }

@@ -29,138 +29,156 @@ import org.junit.jupiter.api.io.TempDir;
  * {@code LoggerFinder} is on the class path), so a handler on its logger sees every line.
  */
 class CertificateExpiryWarningTest {
-    private static final Duration SETTLE = Duration.ofSeconds(2);
+  private static final Duration SETTLE = Duration.ofSeconds(2);
 
-    @TempDir
-    Path tmp;
+  @TempDir Path tmp;
 
-    private final List<LogRecord> records = new CopyOnWriteArrayList<>();
-    private final SimpleFormatter formatter = new SimpleFormatter();
-    // Held strongly: java.util.logging keeps only weak references to loggers.
-    private Logger julLogger;
-    private Handler capture;
-    private TestPki.Issued ca;
-    private MutableClock clock;
-    private CredentialDir dir;
+  private final List<LogRecord> records = new CopyOnWriteArrayList<>();
+  private final SimpleFormatter formatter = new SimpleFormatter();
+  // Held strongly: java.util.logging keeps only weak references to loggers.
+  private Logger julLogger;
+  private Handler capture;
+  private TestPki.Issued ca;
+  private MutableClock clock;
+  private CredentialDir dir;
 
-    @BeforeEach
-    void setUp() {
-        julLogger = Logger.getLogger(CredentialProvider.class.getName());
-        capture = new Handler() {
-            @Override
-            public void publish(LogRecord r) {
-                records.add(r);
-            }
+  @BeforeEach
+  void setUp() {
+    julLogger = Logger.getLogger(CredentialProvider.class.getName());
+    capture =
+        new Handler() {
+          @Override
+          public void publish(LogRecord r) {
+            records.add(r);
+          }
 
-            @Override
-            public void flush() {}
+          @Override
+          public void flush() {}
 
-            @Override
-            public void close() {}
+          @Override
+          public void close() {}
         };
-        capture.setLevel(Level.ALL);
-        julLogger.addHandler(capture);
-        ca = TestPki.rootCa("ca");
-        clock = new MutableClock(Instant.now());
-        dir = new CredentialDir(tmp.resolve("creds"));
+    capture.setLevel(Level.ALL);
+    julLogger.addHandler(capture);
+    ca = TestPki.rootCa("ca");
+    clock = new MutableClock(Instant.now());
+    dir = new CredentialDir(tmp.resolve("creds"));
+  }
+
+  @AfterEach
+  void tearDown() {
+    julLogger.removeHandler(capture);
+  }
+
+  /** Half a day past whole days, so that whole days left do not depend on sub-second timing. */
+  private TestPki.Issued clientValidFor(Duration d) {
+    Instant now = Instant.now();
+    return ca.issue(
+        TestPki.Spec.forClient(Vectors.WORKER)
+            .validity(now.minus(Duration.ofHours(1)), now.plus(d).plus(Duration.ofHours(12))));
+  }
+
+  private CredentialProvider load() throws CredentialException {
+    return CredentialProvider.load(
+        dir.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
+  }
+
+  /** The formatted expiry warnings logged so far. */
+  private List<String> expiryWarnings() {
+    return records.stream()
+        .filter(r -> r.getLevel() == Level.WARNING)
+        .map(formatter::formatMessage)
+        .filter(m -> m.contains("expires in"))
+        .toList();
+  }
+
+  private static void checkMany(CredentialProvider p) {
+    for (int i = 0; i < 50; i++) {
+      p.checkNow(); // each one stats the files, as before a handshake
+      p.current();
     }
+  }
 
-    @AfterEach
-    void tearDown() {
-        julLogger.removeHandler(capture);
-    }
+  @Test
+  void certificateExpiringWithinTheThresholdIsWarnedOncePerChangeAndThenDaily() throws Exception {
+    TestPki.Issued shortLived = clientValidFor(Duration.ofDays(3));
+    dir.write(shortLived, ca, CredentialDir.TOKEN);
 
-    /** Half a day past whole days, so that whole days left do not depend on sub-second timing. */
-    private TestPki.Issued clientValidFor(Duration d) {
-        Instant now = Instant.now();
-        return ca.issue(TestPki.Spec.forClient(Vectors.WORKER).validity(now.minus(Duration.ofHours(1)), now.plus(d).plus(Duration.ofHours(12))));
-    }
+    CredentialProvider p = load();
+    assertThat(p.daysToExpiry()).isEqualTo(3);
+    assertThat(expiryWarnings())
+        .singleElement()
+        .satisfies(
+            line -> {
+              assertThat(line)
+                  .startsWith("client certificate expires in 3 days: CredentialSet[generation=1,")
+                  .contains("sha256=" + shortLived.sha256())
+                  .doesNotContain("PRIVATE");
+            });
 
-    private CredentialProvider load() throws CredentialException {
-        return CredentialProvider.load(dir.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
-    }
+    clock.advance(
+        Duration.ofHours(23)); // same certificate, many checks within the day: nothing new
+    checkMany(p);
+    assertThat(expiryWarnings()).hasSize(1);
 
-    /** The formatted expiry warnings logged so far. */
-    private List<String> expiryWarnings() {
-        return records.stream()
-                .filter(r -> r.getLevel() == Level.WARNING)
-                .map(formatter::formatMessage)
-                .filter(m -> m.contains("expires in"))
-                .toList();
-    }
+    TestPki.Issued next = clientValidFor(Duration.ofDays(5));
+    dir.rotateAtomically(next);
+    clock.realNowPlus(SETTLE);
+    checkMany(p); // the change is installed by the first check: exactly one line for it
+    assertThat(p.tls().generation()).isEqualTo(2);
+    assertThat(expiryWarnings()).hasSize(2);
+    assertThat(expiryWarnings().get(1))
+        .contains("generation=2")
+        .contains("sha256=" + next.sha256());
 
-    private static void checkMany(CredentialProvider p) {
-        for (int i = 0; i < 50; i++) {
-            p.checkNow(); // each one stats the files, as before a handshake
-            p.current();
-        }
-    }
+    clock.advance(Duration.ofHours(23)); // less than a day after the rotation's warning
+    checkMany(p);
+    assertThat(expiryWarnings()).hasSize(2);
 
-    @Test
-    void certificateExpiringWithinTheThresholdIsWarnedOncePerChangeAndThenDaily() throws Exception {
-        TestPki.Issued shortLived = clientValidFor(Duration.ofDays(3));
-        dir.write(shortLived, ca, CredentialDir.TOKEN);
+    clock.advance(Duration.ofHours(2)); // a day later, still unchanged: one reminder
+    checkMany(p);
+    assertThat(expiryWarnings()).hasSize(3);
+    assertThat(expiryWarnings().get(2)).contains("generation=2");
+  }
 
-        CredentialProvider p = load();
-        assertThat(p.daysToExpiry()).isEqualTo(3);
-        assertThat(expiryWarnings()).singleElement().satisfies(line -> {
-            assertThat(line).startsWith("client certificate expires in 3 days: CredentialSet[generation=1,")
-                    .contains("sha256=" + shortLived.sha256())
-                    .doesNotContain("PRIVATE");
-        });
+  @Test
+  void longLivedCertificateIsNeverWarnedAbout() throws Exception {
+    TestPki.Issued longLived = clientValidFor(Duration.ofDays(90));
+    dir.write(longLived, ca, CredentialDir.TOKEN);
 
-        clock.advance(Duration.ofHours(23)); // same certificate, many checks within the day: nothing new
-        checkMany(p);
-        assertThat(expiryWarnings()).hasSize(1);
+    CredentialProvider p = load();
+    checkMany(p);
+    dir.rotateAtomically(clientValidFor(Duration.ofDays(90)));
+    clock.realNowPlus(SETTLE);
+    checkMany(p);
+    assertThat(p.tls().generation()).isEqualTo(2);
+    clock.advance(Duration.ofDays(2));
+    checkMany(p);
 
-        TestPki.Issued next = clientValidFor(Duration.ofDays(5));
-        dir.rotateAtomically(next);
-        clock.realNowPlus(SETTLE);
-        checkMany(p); // the change is installed by the first check: exactly one line for it
-        assertThat(p.tls().generation()).isEqualTo(2);
-        assertThat(expiryWarnings()).hasSize(2);
-        assertThat(expiryWarnings().get(1)).contains("generation=2").contains("sha256=" + next.sha256());
+    assertThat(p.daysToExpiry()).isGreaterThan(80);
+    assertThat(expiryWarnings()).isEmpty();
+    // The capture itself works: installs were logged at INFO through the same handler.
+    assertThat(records)
+        .extracting(formatter::formatMessage)
+        .anySatisfy(m -> assertThat(m).startsWith("credentials installed:"))
+        .anySatisfy(m -> assertThat(m).startsWith("credentials rotated:"));
+  }
 
-        clock.advance(Duration.ofHours(23)); // less than a day after the rotation's warning
-        checkMany(p);
-        assertThat(expiryWarnings()).hasSize(2);
+  @Test
+  void warningThresholdFollowsTheSetting() throws Exception {
+    dir.write(clientValidFor(Duration.ofDays(20)), ca, CredentialDir.TOKEN);
+    CredentialProvider.load(
+        dir.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
+    assertThat(expiryWarnings()).isEmpty(); // 20 days left, default threshold 7
 
-        clock.advance(Duration.ofHours(2)); // a day later, still unchanged: one reminder
-        checkMany(p);
-        assertThat(expiryWarnings()).hasSize(3);
-        assertThat(expiryWarnings().get(2)).contains("generation=2");
-    }
-
-    @Test
-    void longLivedCertificateIsNeverWarnedAbout() throws Exception {
-        TestPki.Issued longLived = clientValidFor(Duration.ofDays(90));
-        dir.write(longLived, ca, CredentialDir.TOKEN);
-
-        CredentialProvider p = load();
-        checkMany(p);
-        dir.rotateAtomically(clientValidFor(Duration.ofDays(90)));
-        clock.realNowPlus(SETTLE);
-        checkMany(p);
-        assertThat(p.tls().generation()).isEqualTo(2);
-        clock.advance(Duration.ofDays(2));
-        checkMany(p);
-
-        assertThat(p.daysToExpiry()).isGreaterThan(80);
-        assertThat(expiryWarnings()).isEmpty();
-        // The capture itself works: installs were logged at INFO through the same handler.
-        assertThat(records).extracting(formatter::formatMessage)
-                .anySatisfy(m -> assertThat(m).startsWith("credentials installed:"))
-                .anySatisfy(m -> assertThat(m).startsWith("credentials rotated:"));
-    }
-
-    @Test
-    void warningThresholdFollowsTheSetting() throws Exception {
-        dir.write(clientValidFor(Duration.ofDays(20)), ca, CredentialDir.TOKEN);
-        CredentialProvider.load(dir.files(), Vectors.WORKER, clock, CredentialProvider.Settings.defaults());
-        assertThat(expiryWarnings()).isEmpty(); // 20 days left, default threshold 7
-
-        CredentialProvider.load(dir.files(), Vectors.WORKER, clock,
-                new CredentialProvider.Settings(Duration.ofSeconds(1), Duration.ofDays(30), Duration.ofMillis(250)));
-        assertThat(expiryWarnings()).singleElement().satisfies(l -> assertThat(l).contains("expires in 20 days"));
-    }
+    CredentialProvider.load(
+        dir.files(),
+        Vectors.WORKER,
+        clock,
+        new CredentialProvider.Settings(
+            Duration.ofSeconds(1), Duration.ofDays(30), Duration.ofMillis(250)));
+    assertThat(expiryWarnings())
+        .singleElement()
+        .satisfies(l -> assertThat(l).contains("expires in 20 days"));
+  }
 }

@@ -4,7 +4,10 @@ import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.AnswerKind;
 import java.util.concurrent.CompletableFuture;
 
-/** Reading a finished answer future: an exceptionally completed one is a handled outcome, never a throw. */
+/**
+ * Reading a finished answer future: an exceptionally completed one is a handled outcome, never a
+ * throw.
+ */
 public final class Answers {
   private Answers() {}
 
@@ -19,7 +22,9 @@ public final class Answers {
     }
     try {
       Answer<T> a = done.getNow(null);
-      return a != null ? a : Answer.refused(AnswerKind.OUTCOME_UNKNOWN, "the answer future completed empty");
+      return a != null
+          ? a
+          : Answer.refused(AnswerKind.OUTCOME_UNKNOWN, "the answer future completed empty");
     } catch (RuntimeException e) {
       Throwable cause = e.getCause() != null ? e.getCause() : e;
       return Answer.refused(AnswerKind.OUTCOME_UNKNOWN, "the answer future failed: " + cause);

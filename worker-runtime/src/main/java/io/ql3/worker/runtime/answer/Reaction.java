@@ -4,25 +4,42 @@ package io.ql3.worker.runtime.answer;
 public enum Reaction {
   /** A 200: check it for drift, then adopt it. */
   APPLY,
-  /** The outcome is unknown or the server did not act: keep the bytes, resend them after a backoff (or the capped retry-after). */
+  /**
+   * The outcome is unknown or the server did not act: keep the bytes, resend them after a backoff
+   * (or the capped retry-after).
+   */
   RESEND,
   /**
-   * Our credentials were refused (or the token is unusable): stop pulling at once, keep the session;
-   * keep the bytes while an earlier try may have been applied, try again on the next due time (at
-   * once when a credential file changes).
+   * Our credentials were refused (or the token is unusable): stop pulling at once, keep the
+   * session; keep the bytes while an earlier try may have been applied, try again on the next due
+   * time (at once when a credential file changes).
    */
   SUSPEND,
-  /** The session is over for us (409 session code, client bug, drift): stop pulling, never heartbeat it again. */
+  /**
+   * The session is over for us (409 session code, client bug, drift): stop pulling, never heartbeat
+   * it again.
+   */
   FENCE,
-  /** A register that cannot succeed with this sessionId: give it up, register anew after a backoff. */
+  /**
+   * A register that cannot succeed with this sessionId: give it up, register anew after a backoff.
+   */
   REGISTER_AGAIN,
-  /** A long poll refused unsent because the connection speaks http/1.1: re-plan the pull (docs/runtime.md). */
+  /**
+   * A long poll refused unsent because the connection speaks http/1.1: re-plan the pull
+   * (docs/runtime.md).
+   */
   REPLAN_FOR_HTTP1,
   /** {@code run_not_leased}: the run attempt is gone; record it settled as superseded. */
   SETTLE_SUPERSEDED,
-  /** A completion that cannot succeed by resending (409 session code): record it settled as undeliverable. */
+  /**
+   * A completion that cannot succeed by resending (409 session code): record it settled as
+   * undeliverable.
+   */
   SETTLE_UNDELIVERABLE,
-  /** A completion refused as a client bug: settle it undeliverable and stop pulling for this session. */
+  /**
+   * A completion refused as a client bug: settle it undeliverable and stop pulling for this
+   * session.
+   */
   SETTLE_UNDELIVERABLE_STOP_PULLING,
   /** A completion answer that drifted: the session fails closed; the result is kept and resent. */
   RESEND_AND_FAIL_CLOSED

@@ -21,9 +21,10 @@ import java.util.function.BooleanSupplier;
  * failed. Nothing is registered and nothing pulled meanwhile (the agent has no connection yet).
  *
  * <p>It loads again as soon as one of the four files changes (stat fingerprint: existence, size,
- * mtime, inode, checked every {@link #POLL}), on request (SIGHUP) and at least every
- * {@link #RECHECK} (a clock that was corrected changes no file). A configured identity that differs from the certificate's is not
- * waited on: that is a configuration error (the caller exits {@link io.ql3.worker.runtime.ExitCode#CONFIG}).
+ * mtime, inode, checked every {@link #POLL}), on request (SIGHUP) and at least every {@link
+ * #RECHECK} (a clock that was corrected changes no file). A configured identity that differs from
+ * the certificate's is not waited on: that is a configuration error (the caller exits {@link
+ * io.ql3.worker.runtime.ExitCode#CONFIG}).
  */
 public final class CredentialWait {
   /** Load again at least this often. */
@@ -55,7 +56,12 @@ public final class CredentialWait {
    * @param stop true once the agent should stop instead of waiting on
    * @param recheckNow true (once) when an operator asked for a load now (SIGHUP)
    */
-  public CredentialWait(Loader loader, CredentialFiles files, Ticker ticker, Waiting waiting, BooleanSupplier stop,
+  public CredentialWait(
+      Loader loader,
+      CredentialFiles files,
+      Ticker ticker,
+      Waiting waiting,
+      BooleanSupplier stop,
       BooleanSupplier recheckNow) {
     this.loader = loader;
     this.files = files;
@@ -87,7 +93,9 @@ public final class CredentialWait {
         waiting.waiting(e);
       }
       long until = ticker.nanoTime() + RECHECK.toNanos();
-      while (!stop.getAsBoolean() && ticker.nanoTime() - until < 0 && fingerprint().equals(seen)
+      while (!stop.getAsBoolean()
+          && ticker.nanoTime() - until < 0
+          && fingerprint().equals(seen)
           && !recheckNow.getAsBoolean()) {
         TimeUnit.NANOSECONDS.sleep(POLL.toNanos());
       }
@@ -100,7 +108,8 @@ public final class CredentialWait {
   /** Existence, size, mtime and inode of the four files (through symlinks: the ..data layout). */
   private List<Object> fingerprint() {
     List<Object> out = new ArrayList<>();
-    for (Path p : List.of(files.certificateChain(), files.privateKey(), files.trustBundle(), files.token())) {
+    for (Path p :
+        List.of(files.certificateChain(), files.privateKey(), files.trustBundle(), files.token())) {
       try {
         var a = Files.readAttributes(p, java.nio.file.attribute.BasicFileAttributes.class);
         out.add(List.of(a.size(), a.lastModifiedTime(), String.valueOf(a.fileKey())));

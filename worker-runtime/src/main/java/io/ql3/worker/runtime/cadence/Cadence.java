@@ -7,9 +7,9 @@ import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The one periodic timer of the agent: a single named thread that calls {@link Step#step(long)}
- * once per period, or earlier when {@link #wake()} is called (a long poll returned, a run
- * finished, a credential file changed). Steps never overlap: they all run on this thread, so the
- * session coordinator and the execution plane it drives need no timer and no thread of their own.
+ * once per period, or earlier when {@link #wake()} is called (a long poll returned, a run finished,
+ * a credential file changed). Steps never overlap: they all run on this thread, so the session
+ * coordinator and the execution plane it drives need no timer and no thread of their own.
  *
  * <p>A wake during a step makes the next step start right after it (wakes coalesce: ten wakes
  * during one step cause one extra step, not ten). A step that throws is reported to the handler and
@@ -114,9 +114,9 @@ public final class Cadence implements AutoCloseable {
   }
 
   /**
-   * Stops the thread after the step in progress, if any, and waits for it to end, however long
-   * that step takes (a step may be waiting for an fsync: whatever the caller releases next, such
-   * as the journal, must not be released under it).
+   * Stops the thread after the step in progress, if any, and waits for it to end, however long that
+   * step takes (a step may be waiting for an fsync: whatever the caller releases next, such as the
+   * journal, must not be released under it).
    */
   @Override
   public void close() {

@@ -1,14 +1,13 @@
 package io.ql3.worker.runtime.cadence;
 
 /**
- * Notices time the monotonic clock did not count: a suspended host (laptop lid, VM pause, an
- * edge board's sleep) stops {@code CLOCK_MONOTONIC}, which {@link System#nanoTime()} reads, but
- * not the server's clock, so every lease the agent measures with it would look longer than it
- * is. Between two cadence steps the wall clock and the ticker normally advance alike; when the
- * wall clock advanced more than {@link #threshold} beyond the ticker, the difference is
- * reported as lost. A forward step of the wall clock (NTP fixing a wrong boot clock) reads the
- * same and is treated the same: conservatively (see docs/reliability.md). SIGSTOP stops neither
- * clock and shows no gap.
+ * Notices time the monotonic clock did not count: a suspended host (laptop lid, VM pause, an edge
+ * board's sleep) stops {@code CLOCK_MONOTONIC}, which {@link System#nanoTime()} reads, but not the
+ * server's clock, so every lease the agent measures with it would look longer than it is. Between
+ * two cadence steps the wall clock and the ticker normally advance alike; when the wall clock
+ * advanced more than {@link #threshold} beyond the ticker, the difference is reported as lost. A
+ * forward step of the wall clock (NTP fixing a wrong boot clock) reads the same and is treated the
+ * same: conservatively (see docs/reliability.md). SIGSTOP stops neither clock and shows no gap.
  */
 public final class ClockGapDetector {
   private final long thresholdNanos;
@@ -16,7 +15,9 @@ public final class ClockGapDetector {
   private long lastTicker;
   private long lastWallMillis;
 
-  /** @param thresholdNanos the smallest difference reported (well above scheduling jitter) */
+  /**
+   * @param thresholdNanos the smallest difference reported (well above scheduling jitter)
+   */
   public ClockGapDetector(long thresholdNanos) {
     this.thresholdNanos = thresholdNanos;
   }

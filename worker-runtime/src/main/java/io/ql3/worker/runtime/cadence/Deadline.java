@@ -2,8 +2,8 @@ package io.ql3.worker.runtime.cadence;
 
 /**
  * A point on the {@link Ticker}'s time line that may be unset. {@link System#nanoTime()} may be
- * negative and only differences are meaningful, so "no deadline" cannot be a sentinel value such
- * as {@code Long.MIN_VALUE}: {@code now - Long.MIN_VALUE} overflows. Compare only through this.
+ * negative and only differences are meaningful, so "no deadline" cannot be a sentinel value such as
+ * {@code Long.MIN_VALUE}: {@code now - Long.MIN_VALUE} overflows. Compare only through this.
  */
 public final class Deadline {
   private boolean set;

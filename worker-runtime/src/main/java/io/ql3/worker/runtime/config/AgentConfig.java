@@ -35,7 +35,11 @@ public record AgentConfig(
   }
 
   /** The ingress endpoint: an https URL without path, query or user info. */
-  public record Ingress(URI url, String host, int port, Duration connectTimeout,
+  public record Ingress(
+      URI url,
+      String host,
+      int port,
+      Duration connectTimeout,
       java.util.Optional<io.ql3.worker.transport.HttpProxy> proxy) {}
 
   /** The credential files; read lazily by the credential provider, never by the configuration. */

@@ -1,7 +1,7 @@
 package io.ql3.worker.runtime.config;
 
-import java.time.Duration;
 import io.ql3.worker.runtime.isolation.RunLimits;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.OptionalLong;
 
@@ -11,19 +11,27 @@ import java.util.OptionalLong;
  */
 public enum AgentProfile {
   /** Small devices: few slots, one offer per pull, a slow cadence. */
-  EDGE(new ProfileDefaults(
-      Duration.ofSeconds(1), new Bounds(250, 10_000),
-      2, new Bounds(1, 8),
-      1, new Bounds(1, 4),
-      Duration.ofSeconds(55),
-      Duration.ofMinutes(5))),
+  EDGE(
+      new ProfileDefaults(
+          Duration.ofSeconds(1),
+          new Bounds(250, 10_000),
+          2,
+          new Bounds(1, 8),
+          1,
+          new Bounds(1, 4),
+          Duration.ofSeconds(55),
+          Duration.ofMinutes(5))),
   /** Bigger hosts: more slots, pages of offers, a fast cadence. */
-  NODE(new ProfileDefaults(
-      Duration.ofMillis(250), new Bounds(50, 5_000),
-      16, new Bounds(1, 1024),
-      8, new Bounds(1, 64),
-      Duration.ofSeconds(55),
-      Duration.ofMinutes(15)));
+  NODE(
+      new ProfileDefaults(
+          Duration.ofMillis(250),
+          new Bounds(50, 5_000),
+          16,
+          new Bounds(1, 1024),
+          8,
+          new Bounds(1, 64),
+          Duration.ofSeconds(55),
+          Duration.ofMinutes(15)));
 
   private final ProfileDefaults defaults;
 

@@ -4,8 +4,8 @@ import java.nio.file.Path;
 
 /**
  * A configuration the agent refuses, naming the file and the key at fault. The message is meant for
- * an operator reading a service log: {@code /etc/ql3-worker/agent.toml: execution.max-concurrent-runs:
- * must be in 1..8 for profile edge (got 9)}.
+ * an operator reading a service log: {@code /etc/ql3-worker/agent.toml:
+ * execution.max-concurrent-runs: must be in 1..8 for profile edge (got 9)}.
  */
 public final class ConfigException extends Exception {
   private static final long serialVersionUID = 1L;

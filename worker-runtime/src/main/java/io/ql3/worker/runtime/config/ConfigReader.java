@@ -2,11 +2,6 @@ package io.ql3.worker.runtime.config;
 
 import io.ql3.worker.contract.Capability;
 import io.ql3.worker.contract.WorkerId;
-import io.ql3.worker.runtime.isolation.RunAccounts;
-import io.ql3.worker.runtime.isolation.IsolationMode;
-import io.ql3.worker.runtime.isolation.IsolationSettings;
-import io.ql3.worker.runtime.isolation.RunLimits;
-import java.util.OptionalLong;
 import io.ql3.worker.runtime.config.AgentConfig.Credentials;
 import io.ql3.worker.runtime.config.AgentConfig.Execution;
 import io.ql3.worker.runtime.config.AgentConfig.Ingress;
@@ -15,6 +10,10 @@ import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
 import io.ql3.worker.runtime.exec.ProcessOutcomes;
+import io.ql3.worker.runtime.isolation.IsolationMode;
+import io.ql3.worker.runtime.isolation.IsolationSettings;
+import io.ql3.worker.runtime.isolation.RunAccounts;
+import io.ql3.worker.runtime.isolation.RunLimits;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.transport.HttpProxy;
 import java.net.URI;
@@ -27,6 +26,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.regex.Pattern;
@@ -58,9 +58,9 @@ public final class ConfigReader {
   private ConfigReader() {}
 
   /**
-   * Reads the tree of {@code file}. The profile is the file's {@code profile} key; {@code requested}
-   * (from {@code --profile}) may stand in for it when the key is absent and must agree with it when
-   * both are given.
+   * Reads the tree of {@code file}. The profile is the file's {@code profile} key; {@code
+   * requested} (from {@code --profile}) may stand in for it when the key is absent and must agree
+   * with it when both are given.
    *
    * @param requested the profile asked for on the command line, or null
    * @param file the configuration file the tree came from (absolute or relative to the working
@@ -82,7 +82,8 @@ public final class ConfigReader {
     Table worker = root.requiredTable("worker");
     String workerId = worker.requiredString("id");
     if (!WorkerId.isValid(workerId)) {
-      throw worker.error("id", "'" + workerId + "' is not a valid worker id (" + WorkerId.PATTERN + ")");
+      throw worker.error(
+          "id", "'" + workerId + "' is not a valid worker id (" + WorkerId.PATTERN + ")");
     }
     Map<String, String> labels = readLabels(worker);
     worker.finish();
@@ -105,7 +106,8 @@ public final class ConfigReader {
     Journal journal =
         new Journal(
             journalTable.requiredPath("dir", base),
-            journalTable.optionalLong("free-space-floor-mib", 64, new Bounds(0, 1024 * 1024)) * MIB);
+            journalTable.optionalLong("free-space-floor-mib", 64, new Bounds(0, 1024 * 1024))
+                * MIB);
     journalTable.finish();
 
     Table exec = root.requiredTable("execution");
@@ -133,7 +135,9 @@ public final class ConfigReader {
       switch (format.get()) {
         case "logfmt" -> logFormat = LogFormat.LOGFMT;
         case "json" -> logFormat = LogFormat.JSON;
-        default -> throw log.error("format", "must be \"logfmt\" or \"json\" (got \"" + format.get() + "\")");
+        default ->
+            throw log.error(
+                "format", "must be \"logfmt\" or \"json\" (got \"" + format.get() + "\")");
       }
     }
     EventLog.Level logLevel = EventLog.Level.INFO;
@@ -150,15 +154,29 @@ public final class ConfigReader {
 
     return new Enabled(
         new AgentConfig(
-            source, profile, workerId, labels, ingress, credentials, journal, execution, cadence,
-            statusFile, metricsFile, logFormat, logLevel));
+            source,
+            profile,
+            workerId,
+            labels,
+            ingress,
+            credentials,
+            journal,
+            execution,
+            cadence,
+            statusFile,
+            metricsFile,
+            logFormat,
+            logLevel));
   }
 
-  private static AgentProfile readProfile(Table root, AgentProfile requested) throws ConfigException {
+  private static AgentProfile readProfile(Table root, AgentProfile requested)
+      throws ConfigException {
     Optional<String> named = root.optionalString("profile");
     if (named.isEmpty()) {
       if (requested == null) {
-        throw root.error("profile", "is not set: add profile = \"edge\" or profile = \"node\" (or pass --profile)");
+        throw root.error(
+            "profile",
+            "is not set: add profile = \"edge\" or profile = \"node\" (or pass --profile)");
       }
       return requested;
     }
@@ -169,8 +187,13 @@ public final class ConfigReader {
       throw root.error("profile", e.getMessage());
     }
     if (requested != null && requested != p) {
-      throw root.error("profile", "is \"" + p.wireName() + "\" but --profile " + requested.wireName()
-          + " was given: they must agree (drop --profile, or fix the file)");
+      throw root.error(
+          "profile",
+          "is \""
+              + p.wireName()
+              + "\" but --profile "
+              + requested.wireName()
+              + " was given: they must agree (drop --profile, or fix the file)");
     }
     return p;
   }
@@ -184,7 +207,8 @@ public final class ConfigReader {
       }
       String value = labels.requiredString(key);
       if (value.codePointCount(0, value.length()) > MAX_LABEL_VALUE_CODE_POINTS) {
-        throw labels.error(key, "label value is longer than " + MAX_LABEL_VALUE_CODE_POINTS + " characters");
+        throw labels.error(
+            key, "label value is longer than " + MAX_LABEL_VALUE_CODE_POINTS + " characters");
       }
       if (value.indexOf('\0') >= 0) {
         throw labels.error(key, "label value contains NUL");
@@ -212,9 +236,17 @@ public final class ConfigReader {
     if (url.getHost() == null || url.getHost().isEmpty()) {
       throw t.error("url", "has no host (got \"" + raw + "\")");
     }
-    if (url.getRawUserInfo() != null || url.getRawQuery() != null || url.getRawFragment() != null
-        || !(url.getRawPath() == null || url.getRawPath().isEmpty() || url.getRawPath().equals("/"))) {
-      throw t.error("url", "must be scheme://host[:port] only: the agent builds every path itself (got \"" + raw + "\")");
+    if (url.getRawUserInfo() != null
+        || url.getRawQuery() != null
+        || url.getRawFragment() != null
+        || !(url.getRawPath() == null
+            || url.getRawPath().isEmpty()
+            || url.getRawPath().equals("/"))) {
+      throw t.error(
+          "url",
+          "must be scheme://host[:port] only: the agent builds every path itself (got \""
+              + raw
+              + "\")");
     }
     String host = url.getHost();
     if (host.startsWith("[") && host.endsWith("]")) {
@@ -235,11 +267,13 @@ public final class ConfigReader {
     return new Ingress(url, host, port, connect, proxy);
   }
 
-  private static Execution readExecution(Table t, Path base, AgentProfile profile, ProfileDefaults d)
-      throws ConfigException {
+  private static Execution readExecution(
+      Table t, Path base, AgentProfile profile, ProfileDefaults d) throws ConfigException {
     Path workDir = t.requiredPath("work-dir", base);
     int slots =
-        (int) t.optionalLong("max-concurrent-runs", d.maxConcurrentRuns(), d.maxConcurrentRunsBounds(), profile);
+        (int)
+            t.optionalLong(
+                "max-concurrent-runs", d.maxConcurrentRuns(), d.maxConcurrentRunsBounds(), profile);
     int page = (int) t.optionalLong("pull-page", d.pullPage(), d.pullPageBounds(), profile);
     int maxSpec = (int) t.optionalLong("max-spec-bytes", 65_536, new Bounds(1, 65_536));
     List<String> executors = t.optionalStringList("executors", List.of("process"));
@@ -249,7 +283,9 @@ public final class ConfigReader {
     Set<String> seen = new HashSet<>();
     for (String e : executors) {
       if (!EXECUTOR_NAME.matcher(e).matches()) {
-        throw t.error("executors", "'" + e + "' is not a valid executor name (" + EXECUTOR_NAME.pattern() + ")");
+        throw t.error(
+            "executors",
+            "'" + e + "' is not a valid executor name (" + EXECUTOR_NAME.pattern() + ")");
       }
       if (!seen.add(e)) {
         throw t.error("executors", "'" + e + "' is listed twice");
@@ -261,24 +297,40 @@ public final class ConfigReader {
         throw t.error("permanent-exit-codes", "exit codes are 1..255 (got " + code + ")");
       }
       if (ProcessOutcomes.isSignalStatus((int) code)) {
-        throw t.error("permanent-exit-codes", code + " is in 129..192, the status of a process killed by signal "
-            + (code - 128) + ": it is read as that signal, never as an exit code");
+        throw t.error(
+            "permanent-exit-codes",
+            code
+                + " is in 129..192, the status of a process killed by signal "
+                + (code - 128)
+                + ": it is read as that signal, never as an exit code");
       }
       permanent.add((int) code);
     }
     Duration drain =
         Duration.ofMillis(
-            t.optionalLong("drain-timeout-ms", d.drainTimeout().toMillis(), new Bounds(0, 7L * 24 * 3_600_000)));
+            t.optionalLong(
+                "drain-timeout-ms",
+                d.drainTimeout().toMillis(),
+                new Bounds(0, 7L * 24 * 3_600_000)));
     Duration longPoll =
-        Duration.ofMillis(t.optionalLong("long-poll-ms", d.longPoll().toMillis(), new Bounds(0, 60_000)));
-    long logBytes =
-        t.optionalLong("output-log-bytes", 8 * MIB, new Bounds(64 * 1024, 1024 * MIB));
+        Duration.ofMillis(
+            t.optionalLong("long-poll-ms", d.longPoll().toMillis(), new Bounds(0, 60_000)));
+    long logBytes = t.optionalLong("output-log-bytes", 8 * MIB, new Bounds(64 * 1024, 1024 * MIB));
     return new Execution(
-        workDir, slots, page, maxSpec, executors, permanent, drain, longPoll, logBytes,
+        workDir,
+        slots,
+        page,
+        maxSpec,
+        executors,
+        permanent,
+        drain,
+        longPoll,
+        logBytes,
         readIsolation(t, profile, slots));
   }
 
-  private static IsolationSettings readIsolation(Table t, AgentProfile profile, int slots) throws ConfigException {
+  private static IsolationSettings readIsolation(Table t, AgentProfile profile, int slots)
+      throws ConfigException {
     IsolationMode mode = IsolationMode.AUTO;
     Optional<String> m = t.optionalString("isolation");
     if (m.isPresent()) {
@@ -290,12 +342,19 @@ public final class ConfigReader {
     }
     for (String gone : new String[] {"run-user", "run-group"}) {
       if (t.get(gone) != null) {
-        throw t.error(gone, "is no longer read: runs get one uid of their own per slot, from execution.run-uid-base"
-            + " (default " + RunAccounts.DEFAULT_BASE + "); remove the key");
+        throw t.error(
+            gone,
+            "is no longer read: runs get one uid of their own per slot, from execution.run-uid-base"
+                + " (default "
+                + RunAccounts.DEFAULT_BASE
+                + "); remove the key");
       }
     }
-    long base = t.optionalLong("run-uid-base", RunAccounts.DEFAULT_BASE,
-        new Bounds(1000, RunAccounts.MAX_UID - slots + 1));
+    long base =
+        t.optionalLong(
+            "run-uid-base",
+            RunAccounts.DEFAULT_BASE,
+            new Bounds(1000, RunAccounts.MAX_UID - slots + 1));
     RunLimits d = profile.runLimits();
     OptionalLong memory = sizeOrMax(t, "memory-max", d.memoryMaxBytes(), RunLimits::parseMemory);
     OptionalLong pids = sizeOrMax(t, "pids-max", d.pidsMax(), RunLimits::parsePids);
@@ -303,13 +362,17 @@ public final class ConfigReader {
     try {
       return new IsolationSettings(mode, base, slots, new RunLimits(memory, pids, weight));
     } catch (IllegalArgumentException e) {
-      throw t.error(e.getMessage().startsWith("memory") ? "memory-max" : "pids-max", e.getMessage());
+      throw t.error(
+          e.getMessage().startsWith("memory") ? "memory-max" : "pids-max", e.getMessage());
     }
   }
 
   /** A limit written as "max", a string with a unit, or an integer. */
   private static OptionalLong sizeOrMax(
-      Table t, String key, OptionalLong def, java.util.function.Function<String, OptionalLong> parse)
+      Table t,
+      String key,
+      OptionalLong def,
+      java.util.function.Function<String, OptionalLong> parse)
       throws ConfigException {
     Object v = t.get(key);
     if (v == null) {
@@ -417,7 +480,8 @@ public final class ConfigReader {
       return optionalLong(key, def, bounds, null);
     }
 
-    long optionalLong(String key, long def, Bounds bounds, AgentProfile profile) throws ConfigException {
+    long optionalLong(String key, long def, Bounds bounds, AgentProfile profile)
+        throws ConfigException {
       Object v = get(key);
       if (v == null) {
         return def;
@@ -426,7 +490,14 @@ public final class ConfigReader {
         throw error(key, "must be an integer (got " + describe(v) + ")");
       }
       if (!bounds.contains(l)) {
-        throw error(key, "must be in " + bounds + (profile == null ? "" : " for profile " + profile.wireName()) + " (got " + l + ")");
+        throw error(
+            key,
+            "must be in "
+                + bounds
+                + (profile == null ? "" : " for profile " + profile.wireName())
+                + " (got "
+                + l
+                + ")");
       }
       return l;
     }

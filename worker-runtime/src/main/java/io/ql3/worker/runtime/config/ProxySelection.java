@@ -18,7 +18,8 @@ import java.util.Optional;
  * @param source where it came from ({@code ingress.proxy}, {@code HTTPS_PROXY}, …, or why none)
  */
 public record ProxySelection(Optional<HttpProxy> proxy, String source) {
-  public static ProxySelection select(AgentConfig config, Map<String, String> env) throws ConfigException {
+  public static ProxySelection select(AgentConfig config, Map<String, String> env)
+      throws ConfigException {
     AgentConfig.Ingress ingress = config.ingress();
     if (ingress.proxy().isPresent()) {
       return new ProxySelection(ingress.proxy(), "ingress.proxy");
@@ -30,12 +31,16 @@ public record ProxySelection(Optional<HttpProxy> proxy, String source) {
     }
     String noProxyName = env.containsKey("NO_PROXY") ? "NO_PROXY" : "no_proxy";
     if (bypassed(ingress.host(), env.get(noProxyName))) {
-      return new ProxySelection(Optional.empty(), "direct (" + noProxyName + " covers " + ingress.host() + ")");
+      return new ProxySelection(
+          Optional.empty(), "direct (" + noProxyName + " covers " + ingress.host() + ")");
     }
     try {
       return new ProxySelection(Optional.of(HttpProxy.parse(value)), name);
     } catch (IllegalArgumentException e) {
-      throw new ConfigException(config.source(), "", "environment variable " + name + "=" + value + ": " + e.getMessage());
+      throw new ConfigException(
+          config.source(),
+          "",
+          "environment variable " + name + "=" + value + ": " + e.getMessage());
     }
   }
 

@@ -8,12 +8,12 @@ import java.util.Optional;
 
 /**
  * A one-shot request to cancel one run, owned by the runtime and handed to the executor in its
- * {@link ExecutionContext}. The first {@link #cancel(Failure)} wins; later calls change
- * nothing. The failure given is the one a run that ends {@code cancelled} reports, so the runtime
- * (which knows why: a server {@code cancelRuns}, a drain timeout) owns the category and code.
+ * {@link ExecutionContext}. The first {@link #cancel(Failure)} wins; later calls change nothing.
+ * The failure given is the one a run that ends {@code cancelled} reports, so the runtime (which
+ * knows why: a server {@code cancelRuns}, a drain timeout) owns the category and code.
  *
- * <p>Thread-safe. Listeners run on the thread that cancels (or at once, on the registering
- * thread, when the signal is already cancelled); they must be quick and must not block.
+ * <p>Thread-safe. Listeners run on the thread that cancels (or at once, on the registering thread,
+ * when the signal is already cancelled); they must be quick and must not block.
  */
 public final class CancellationSignal {
 

@@ -5,10 +5,10 @@ import java.util.Map;
 import java.util.TreeMap;
 
 /**
- * Builds a process run's environment. It starts clean, NOT from the agent's environment (which
- * may hold secrets): {@code PATH}, {@code HOME} (the work directory), {@code LANG}, the
- * configured pass-through names, {@code TMPDIR} (the work directory), then the spec's {@code env}, then the four {@code QL3_*}
- * variables, which always win.
+ * Builds a process run's environment. It starts clean, NOT from the agent's environment (which may
+ * hold secrets): {@code PATH}, {@code HOME} (the work directory), {@code LANG}, the configured
+ * pass-through names, {@code TMPDIR} (the work directory), then the spec's {@code env}, then the
+ * four {@code QL3_*} variables, which always win.
  */
 final class ChildEnvironment {
 

@@ -5,10 +5,10 @@ import java.nio.file.InvalidPathException;
 import java.nio.file.Path;
 
 /**
- * Checks before launch that argv[0] names an executable, the way {@code execvp} (which
- * {@code setsid} uses) will look for it: a name with a slash relative to the cwd, otherwise each
- * directory of the child's PATH. Without this check a missing program would only show as
- * {@code setsid}'s exit status 127, indistinguishable from the program's own 127.
+ * Checks before launch that argv[0] names an executable, the way {@code execvp} (which {@code
+ * setsid} uses) will look for it: a name with a slash relative to the cwd, otherwise each directory
+ * of the child's PATH. Without this check a missing program would only show as {@code setsid}'s
+ * exit status 127, indistinguishable from the program's own 127.
  */
 final class CommandLookup {
 

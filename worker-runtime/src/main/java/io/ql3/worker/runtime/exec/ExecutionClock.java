@@ -4,10 +4,9 @@ import java.time.Duration;
 import java.time.Instant;
 
 /**
- * Time as executors see it: a wall clock for start instants, a monotonic clock for durations,
- * and one-shot timers for timeouts and kill grace periods. Production uses
- * {@link SystemExecutionClock} (one shared named thread for every run); tests drive a manual
- * implementation by hand.
+ * Time as executors see it: a wall clock for start instants, a monotonic clock for durations, and
+ * one-shot timers for timeouts and kill grace periods. Production uses {@link SystemExecutionClock}
+ * (one shared named thread for every run); tests drive a manual implementation by hand.
  */
 public interface ExecutionClock {
 

@@ -13,11 +13,11 @@ import java.util.regex.Pattern;
  * @param attempt the attempt number, 1..2^53-1 as in the contract
  * @param idempotencyKey the offer's idempotency key (1..128 printable ASCII): the same for every
  *     attempt of the same logical work, so the run can deduplicate its own side effects
- * @param workDirectory absolute path of the run attempt's own directory: created by the executor
- *     if missing, the base of a process's {@code cwd}; the runtime cleans it up
- * @param outputLog absolute path of the file an executor keeps the run's output in (rotated copy
- *     at {@code outputLog + ".1"}); best kept outside {@code workDirectory} so the run cannot
- *     tamper with it
+ * @param workDirectory absolute path of the run attempt's own directory: created by the executor if
+ *     missing, the base of a process's {@code cwd}; the runtime cleans it up
+ * @param outputLog absolute path of the file an executor keeps the run's output in (rotated copy at
+ *     {@code outputLog + ".1"}); best kept outside {@code workDirectory} so the run cannot tamper
+ *     with it
  * @param timeout the offer's {@code timeoutMs}: counted from launch; when it elapses the run ends
  *     {@code failed}, transient, {@code task_timeout}
  * @param cancellation the runtime's cancel request for this run
@@ -48,7 +48,8 @@ public record ExecutionContext(
       throw new IllegalArgumentException("attempt must be in 1..2^53-1: " + attempt);
     }
     if (!IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
-      throw new IllegalArgumentException("idempotencyKey must be 1..128 printable ASCII characters");
+      throw new IllegalArgumentException(
+          "idempotencyKey must be 1..128 printable ASCII characters");
     }
     if (!workDirectory.isAbsolute() || !outputLog.isAbsolute()) {
       throw new IllegalArgumentException("workDirectory and outputLog must be absolute paths");

@@ -16,8 +16,8 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 
 /**
- * The executors this agent can run and, of those, the ones the configuration enables: the only
- * ones advertised in the capability and the only ones offers may use.
+ * The executors this agent can run and, of those, the ones the configuration enables: the only ones
+ * advertised in the capability and the only ones offers may use.
  *
  * <p>Installed = the built-ins ({@code process}, {@code noop}, {@code sleep}, {@code fail}) plus
  * every {@link Executor} found by {@link ServiceLoader} on the given class loader. Nothing is
@@ -39,14 +39,15 @@ public final class ExecutorRegistry {
    * @param enabledNames executor names from the configuration
    * @param processSettings settings of the built-in {@code process} executor
    * @param loader where to look for {@code META-INF/services/io.ql3.worker.runtime.exec.Executor}
-   * @throws ExecutorConfigurationException when a name is enabled but not installed, two
-   *     installed executors share a name, a provider fails to load or has an invalid name or
-   *     version, or {@code process} is enabled on a host without setsid
+   * @throws ExecutorConfigurationException when a name is enabled but not installed, two installed
+   *     executors share a name, a provider fails to load or has an invalid name or version, or
+   *     {@code process} is enabled on a host without setsid
    */
   public static ExecutorRegistry load(
       Collection<String> enabledNames, ProcessExecutorSettings processSettings, ClassLoader loader)
       throws ExecutorConfigurationException {
-    return load(enabledNames, processSettings, loader, System.getenv(), Isolation.none(), RunObserver.NONE);
+    return load(
+        enabledNames, processSettings, loader, System.getenv(), Isolation.none(), RunObserver.NONE);
   }
 
   /**
@@ -69,7 +70,13 @@ public final class ExecutorRegistry {
       ClassLoader loader,
       Map<String, String> agentEnvironment)
       throws ExecutorConfigurationException {
-    return load(enabledNames, processSettings, loader, agentEnvironment, Isolation.none(), RunObserver.NONE);
+    return load(
+        enabledNames,
+        processSettings,
+        loader,
+        agentEnvironment,
+        Isolation.none(),
+        RunObserver.NONE);
   }
 
   private static ExecutorRegistry load(
@@ -92,8 +99,12 @@ public final class ExecutorRegistry {
       Executor previous = all.putIfAbsent(info.name(), e);
       if (previous != null) {
         throw new ExecutorConfigurationException(
-            "two installed executors are named " + info.name() + ": " + previous.getClass().getName()
-                + " and " + e.getClass().getName());
+            "two installed executors are named "
+                + info.name()
+                + ": "
+                + previous.getClass().getName()
+                + " and "
+                + e.getClass().getName());
       }
     }
     Map<String, Executor> chosen = new TreeMap<>();
@@ -101,8 +112,11 @@ public final class ExecutorRegistry {
       Executor e = all.get(name);
       if (e == null) {
         throw new ExecutorConfigurationException(
-            "executor " + name + " is enabled in the configuration but not installed (installed: "
-                + String.join(", ", all.keySet()) + ")");
+            "executor "
+                + name
+                + " is enabled in the configuration but not installed (installed: "
+                + String.join(", ", all.keySet())
+                + ")");
       }
       chosen.put(name, e);
     }
@@ -122,7 +136,8 @@ public final class ExecutorRegistry {
         }
         found.add(it.next());
       } catch (ServiceConfigurationError e) {
-        throw new ExecutorConfigurationException("cannot load an installed executor: " + e.getMessage(), e);
+        throw new ExecutorConfigurationException(
+            "cannot load an installed executor: " + e.getMessage(), e);
       }
     }
   }
@@ -132,8 +147,11 @@ public final class ExecutorRegistry {
       return e.info();
     } catch (RuntimeException bad) {
       throw new ExecutorConfigurationException(
-          "executor " + e.getClass().getName() + " has an invalid name or version (name must match"
-              + " ^[a-z][a-z0-9-]{0,31}$, version 1..64 printable ASCII): " + bad.getMessage(),
+          "executor "
+              + e.getClass().getName()
+              + " has an invalid name or version (name must match"
+              + " ^[a-z][a-z0-9-]{0,31}$, version 1..64 printable ASCII): "
+              + bad.getMessage(),
           bad);
     }
   }

@@ -4,8 +4,8 @@ import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.FailSpec;
 
 /**
- * Built-in {@code fail}: spec {@code {"category":…,"code":…}}, fails at once with that failure.
- * For demos and tests of the failure paths.
+ * Built-in {@code fail}: spec {@code {"category":…,"code":…}}, fails at once with that failure. For
+ * demos and tests of the failure paths.
  */
 final class FailExecutor implements Executor {
 

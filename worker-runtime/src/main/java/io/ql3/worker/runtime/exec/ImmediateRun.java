@@ -24,15 +24,12 @@ final class ImmediateRun implements PreparedRun, RunHandle {
   @Override
   public RunHandle launch() {
     if (!used.compareAndSet(false, true)) {
-      throw new IllegalStateException("run " + context.runId() + " was already launched or discarded");
+      throw new IllegalStateException(
+          "run " + context.runId() + " was already launched or discarded");
     }
     startedAt = context.clock().now();
     result.complete(
-        context
-            .cancellation()
-            .reason()
-            .map(ImmediateRun::cancelledBeforeStart)
-            .orElseGet(outcome));
+        context.cancellation().reason().map(ImmediateRun::cancelledBeforeStart).orElseGet(outcome));
     return this;
   }
 
@@ -44,7 +41,8 @@ final class ImmediateRun implements PreparedRun, RunHandle {
   @Override
   public void discard() {
     if (!used.compareAndSet(false, true)) {
-      throw new IllegalStateException("run " + context.runId() + " was already launched or discarded");
+      throw new IllegalStateException(
+          "run " + context.runId() + " was already launched or discarded");
     }
   }
 

@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Copies a process's merged stdout+stderr into its {@link RotatingLog}, counting every byte and
- * keeping the tail. One named daemon thread per running process: the JDK offers only blocking
- * reads on a child's pipe. Capture goes on after a log write error (disk full): bytes are still
- * counted and tailed, so the child never blocks on a full pipe.
+ * keeping the tail. One named daemon thread per running process: the JDK offers only blocking reads
+ * on a child's pipe. Capture goes on after a log write error (disk full): bytes are still counted
+ * and tailed, so the child never blocks on a full pipe.
  */
 final class OutputCapture implements Runnable {
 
@@ -91,8 +91,8 @@ final class OutputCapture implements Runnable {
   }
 
   /**
-   * Stops taking output: used when the output does not end in time because a process that left
-   * the run's group still holds it open. The pump thread stays blocked until that writer closes.
+   * Stops taking output: used when the output does not end in time because a process that left the
+   * run's group still holds it open. The pump thread stays blocked until that writer closes.
    */
   synchronized void detach() {
     detached = true;

@@ -5,9 +5,9 @@ import java.util.Objects;
 
 /**
  * {@link Executor#prepare} could not make the run ready (its working directory escapes the work
- * directory through a symlink, the program does not exist, the log cannot be created...).
- * Nothing was started: the runtime completes the run {@code failed} with {@link #failure()} and
- * {@code exitCode} null, without ever recording it as started.
+ * directory through a symlink, the program does not exist, the log cannot be created...). Nothing
+ * was started: the runtime completes the run {@code failed} with {@link #failure()} and {@code
+ * exitCode} null, without ever recording it as started.
  */
 public final class PrepareFailedException extends Exception {
 

@@ -18,8 +18,8 @@ import java.util.Optional;
 /**
  * The built-in {@code process} executor: runs argv directly (no shell) as the leader of a new
  * session and process group, isolated as {@link Isolation} says (run account, own cgroup), in a
- * clean environment, in a directory inside the run's work directory, with stdout and stderr
- * merged into a bounded, rotated log the agent alone writes. See docs/executors.md.
+ * clean environment, in a directory inside the run's work directory, with stdout and stderr merged
+ * into a bounded, rotated log the agent alone writes. See docs/executors.md.
  */
 final class ProcessExecutor implements Executor {
 
@@ -41,7 +41,8 @@ final class ProcessExecutor implements Executor {
       Isolation isolation,
       RunObserver observer) {
     this.settings = settings;
-    // Keep only the pass-through names: the rest of the agent's environment is none of a run's business.
+    // Keep only the pass-through names: the rest of the agent's environment is none of a run's
+    // business.
     Map<String, String> passed = new HashMap<>();
     for (String name : settings.passEnvironment()) {
       String value = agentEnvironment.get(name);
@@ -60,7 +61,9 @@ final class ProcessExecutor implements Executor {
     for (Path tool : List.of(settings.setsid(), host.setpriv(), host.env())) {
       if (!Files.isRegularFile(tool) || !Files.isExecutable(tool)) {
         throw new ExecutorConfigurationException(
-            "the process executor needs " + tool + " (util-linux setsid and setpriv, coreutils env),"
+            "the process executor needs "
+                + tool
+                + " (util-linux setsid and setpriv, coreutils env),"
                 + " which is missing or not executable");
       }
     }
@@ -104,7 +107,8 @@ final class ProcessExecutor implements Executor {
     }
   }
 
-  private PreparedRun prepareIn(ProcessSpec process, ExecutionContext context, Optional<RunAccount> account)
+  private PreparedRun prepareIn(
+      ProcessSpec process, ExecutionContext context, Optional<RunAccount> account)
       throws PrepareFailedException {
     Path workReal;
     Path cwd;
@@ -117,8 +121,12 @@ final class ProcessExecutor implements Executor {
         // else, the agent included, can enter it.
         workReal = dir.getParent().toRealPath().resolve(dir.getFileName());
         if (Files.exists(workReal, LinkOption.NOFOLLOW_LINKS)) {
-          throw new PrepareFailedException(Failures.transientFailure("prepare_failed",
-              "work directory " + dir + " exists already (left by an earlier run, removed at the next start)"));
+          throw new PrepareFailedException(
+              Failures.transientFailure(
+                  "prepare_failed",
+                  "work directory "
+                      + dir
+                      + " exists already (left by an earlier run, removed at the next start)"));
         }
       } else {
         if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -130,7 +138,8 @@ final class ProcessExecutor implements Executor {
     } catch (IOException e) {
       throw new PrepareFailedException(
           Failures.transientFailure(
-              "prepare_failed", "cannot create work directory " + context.workDirectory() + ": " + e),
+              "prepare_failed",
+              "cannot create work directory " + context.workDirectory() + ": " + e),
           e);
     }
     if (account.isPresent()) {
@@ -168,7 +177,12 @@ final class ProcessExecutor implements Executor {
               "prepare_failed", "cannot create output log " + context.outputLog() + ": " + e),
           e);
     }
-    return new ProcessRun(context, settings, isolation, observer, new ProcessRun.Launch(account, workReal, cwdBelow,
-        process.argv(), env, builder), log);
+    return new ProcessRun(
+        context,
+        settings,
+        isolation,
+        observer,
+        new ProcessRun.Launch(account, workReal, cwdBelow, process.argv(), env, builder),
+        log);
   }
 }

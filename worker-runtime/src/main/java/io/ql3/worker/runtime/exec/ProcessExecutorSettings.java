@@ -8,8 +8,8 @@ import java.util.TreeSet;
 import java.util.regex.Pattern;
 
 /**
- * Configuration of the built-in {@code process} executor. Immutable; start from
- * {@link #defaults()} and change what the configuration file sets.
+ * Configuration of the built-in {@code process} executor. Immutable; start from {@link #defaults()}
+ * and change what the configuration file sets.
  *
  * @param permanentExitCodes exit statuses reported as {@code failed}/permanent (every other
  *     non-zero status is transient); each in 1..128 or 193..255, because the JVM reports death by
@@ -17,13 +17,13 @@ import java.util.regex.Pattern;
  * @param maxLogBytes size at which the output log rotates to {@code .1}; disk use per run is at
  *     most twice this
  * @param killGrace time between SIGTERM and SIGKILL to the process group on cancel or timeout
- * @param outputDrainTimeout after the main process exits and its group is killed, how long to
- *     wait for the end of the output before reporting with what was captured (only a process that
- *     left the group and still holds the output open makes this wait)
+ * @param outputDrainTimeout after the main process exits and its group is killed, how long to wait
+ *     for the end of the output before reporting with what was captured (only a process that left
+ *     the group and still holds the output open makes this wait)
  * @param path the child's {@code PATH}
  * @param lang the child's {@code LANG}
- * @param passEnvironment names of agent environment variables copied to every child (default
- *     none: the agent's environment may hold secrets)
+ * @param passEnvironment names of agent environment variables copied to every child (default none:
+ *     the agent's environment may hold secrets)
  * @param setsid the util-linux {@code setsid} binary that makes the child a session and
  *     process-group leader (signals never start a process: see {@link RunProcesses})
  */
@@ -59,8 +59,12 @@ public record ProcessExecutorSettings(
       }
       if (ProcessOutcomes.isSignalStatus(code)) {
         throw new IllegalArgumentException(
-            "permanent exit code " + code + " is in 129..192, which the JVM reports for death by"
-                + " signal " + (code - 128) + "; such statuses are read as signals, not exit codes");
+            "permanent exit code "
+                + code
+                + " is in 129..192, which the JVM reports for death by"
+                + " signal "
+                + (code - 128)
+                + "; such statuses are read as signals, not exit codes");
       }
     }
     if (maxLogBytes < 1024) {
@@ -104,12 +108,26 @@ public record ProcessExecutorSettings(
 
   public ProcessExecutorSettings withMaxLogBytes(long bytes) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, bytes, killGrace, outputDrainTimeout, path, lang, passEnvironment, setsid);
+        permanentExitCodes,
+        bytes,
+        killGrace,
+        outputDrainTimeout,
+        path,
+        lang,
+        passEnvironment,
+        setsid);
   }
 
   public ProcessExecutorSettings withKillGrace(Duration grace) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, maxLogBytes, grace, outputDrainTimeout, path, lang, passEnvironment, setsid);
+        permanentExitCodes,
+        maxLogBytes,
+        grace,
+        outputDrainTimeout,
+        path,
+        lang,
+        passEnvironment,
+        setsid);
   }
 
   public ProcessExecutorSettings withOutputDrainTimeout(Duration timeout) {
@@ -119,8 +137,14 @@ public record ProcessExecutorSettings(
 
   public ProcessExecutorSettings withPath(String newPath) {
     return new ProcessExecutorSettings(
-        permanentExitCodes, maxLogBytes, killGrace, outputDrainTimeout, newPath, lang,
-        passEnvironment, setsid);
+        permanentExitCodes,
+        maxLogBytes,
+        killGrace,
+        outputDrainTimeout,
+        newPath,
+        lang,
+        passEnvironment,
+        setsid);
   }
 
   public ProcessExecutorSettings withPassEnvironment(Set<String> names) {

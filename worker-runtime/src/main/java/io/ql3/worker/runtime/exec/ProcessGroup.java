@@ -10,11 +10,11 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * A run's process group (pgid = the main process's pid, made by {@code setsid}), for runs without
- * a cgroup. The JDK signals single processes only, so members are found in {@code /proc} (field 5
- * of {@code /proc/PID/stat}) and signalled one by one through {@link ProcessHandle}, which checks
- * each pid's start time (no signal to a recycled pid). A scan reads every process's stat file, so
- * the run's end costs one scan when nothing is left (the common case), not two.
+ * A run's process group (pgid = the main process's pid, made by {@code setsid}), for runs without a
+ * cgroup. The JDK signals single processes only, so members are found in {@code /proc} (field 5 of
+ * {@code /proc/PID/stat}) and signalled one by one through {@link ProcessHandle}, which checks each
+ * pid's start time (no signal to a recycled pid). A scan reads every process's stat file, so the
+ * run's end costs one scan when nothing is left (the common case), not two.
  */
 final class ProcessGroup implements RunProcesses {
 

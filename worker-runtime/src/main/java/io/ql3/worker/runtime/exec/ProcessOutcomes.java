@@ -8,8 +8,8 @@ import java.util.Set;
  * Maps how a process ended to the contract's outcome, failure and exitCode. The one place that
  * decides it.
  *
- * <p>The JVM reports death by signal N as status 128+N (the shells' convention) and cannot tell
- * it from a program that calls {@code exit(128+N)} itself. Statuses 129..192 (signals 1..64) are
+ * <p>The JVM reports death by signal N as status 128+N (the shells' convention) and cannot tell it
+ * from a program that calls {@code exit(128+N)} itself. Statuses 129..192 (signals 1..64) are
  * therefore read as death by signal: exitCode null.
  */
 public final class ProcessOutcomes {
@@ -22,10 +22,38 @@ public final class ProcessOutcomes {
   }
 
   private static final String[] SIGNAL_NAMES = {
-    null, "SIGHUP", "SIGINT", "SIGQUIT", "SIGILL", "SIGTRAP", "SIGABRT", "SIGBUS", "SIGFPE",
-    "SIGKILL", "SIGUSR1", "SIGSEGV", "SIGUSR2", "SIGPIPE", "SIGALRM", "SIGTERM", "SIGSTKFLT",
-    "SIGCHLD", "SIGCONT", "SIGSTOP", "SIGTSTP", "SIGTTIN", "SIGTTOU", "SIGURG", "SIGXCPU",
-    "SIGXFSZ", "SIGVTALRM", "SIGPROF", "SIGWINCH", "SIGIO", "SIGPWR", "SIGSYS"
+    null,
+    "SIGHUP",
+    "SIGINT",
+    "SIGQUIT",
+    "SIGILL",
+    "SIGTRAP",
+    "SIGABRT",
+    "SIGBUS",
+    "SIGFPE",
+    "SIGKILL",
+    "SIGUSR1",
+    "SIGSEGV",
+    "SIGUSR2",
+    "SIGPIPE",
+    "SIGALRM",
+    "SIGTERM",
+    "SIGSTKFLT",
+    "SIGCHLD",
+    "SIGCONT",
+    "SIGSTOP",
+    "SIGTSTP",
+    "SIGTTIN",
+    "SIGTTOU",
+    "SIGURG",
+    "SIGXCPU",
+    "SIGXFSZ",
+    "SIGVTALRM",
+    "SIGPROF",
+    "SIGWINCH",
+    "SIGIO",
+    "SIGPWR",
+    "SIGSYS"
   };
 
   private ProcessOutcomes() {}
@@ -72,15 +100,26 @@ public final class ProcessOutcomes {
                 cancelReason.category(),
                 cancelReason.code(),
                 cancelReason.message() + " (" + terminationDetail + "; process " + ended + ")"),
-            exitCode, durationMs, outputBytes, tail);
+            exitCode,
+            durationMs,
+            outputBytes,
+            tail);
       case TIMEOUT:
         return ExecutionResult.of(
             Outcome.FAILED,
             Failures.transientFailure(
                 "task_timeout",
-                "task timed out after " + timeoutMs + " ms (" + terminationDetail + "; process "
-                    + ended + ")"),
-            exitCode, durationMs, outputBytes, tail);
+                "task timed out after "
+                    + timeoutMs
+                    + " ms ("
+                    + terminationDetail
+                    + "; process "
+                    + ended
+                    + ")"),
+            exitCode,
+            durationMs,
+            outputBytes,
+            tail);
       case NONE:
       default:
         break;
@@ -90,9 +129,17 @@ public final class ProcessOutcomes {
           Outcome.FAILED,
           Failures.transientFailure(
               "killed_by_signal",
-              "process " + ended + " (the JVM reported status " + status
-                  + ", which is also what exit(" + status + ") would give)"),
-          null, durationMs, outputBytes, tail);
+              "process "
+                  + ended
+                  + " (the JVM reported status "
+                  + status
+                  + ", which is also what exit("
+                  + status
+                  + ") would give)"),
+          null,
+          durationMs,
+          outputBytes,
+          tail);
     }
     if (exitCode == 0) {
       return ExecutionResult.of(Outcome.SUCCEEDED, null, 0, durationMs, outputBytes, tail);
@@ -101,12 +148,19 @@ public final class ProcessOutcomes {
       return ExecutionResult.of(
           Outcome.FAILED,
           Failures.permanent(
-              "exit_nonzero", "process exited with status " + exitCode + " (configured as permanent)"),
-          exitCode, durationMs, outputBytes, tail);
+              "exit_nonzero",
+              "process exited with status " + exitCode + " (configured as permanent)"),
+          exitCode,
+          durationMs,
+          outputBytes,
+          tail);
     }
     return ExecutionResult.of(
         Outcome.FAILED,
         Failures.transientFailure("exit_nonzero", "process exited with status " + exitCode),
-        exitCode, durationMs, outputBytes, tail);
+        exitCode,
+        durationMs,
+        outputBytes,
+        tail);
   }
 }

@@ -22,15 +22,15 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * One process run, from prepared to completed. The main process enters the run's cgroup (when
- * {@link Isolation} gives it one) before any of its code runs, and is started through
- * {@code setsid}, so it also leads its own process group (pgid = pid). {@link RunProcesses} is
- * "every process of the run": the cgroup, else the group.
+ * {@link Isolation} gives it one) before any of its code runs, and is started through {@code
+ * setsid}, so it also leads its own process group (pgid = pid). {@link RunProcesses} is "every
+ * process of the run": the cgroup, else the group.
  *
  * <p>Life: PREPARED → RUNNING → (TERMINATING on cancel/timeout: SIGTERM to the run's processes,
- * SIGKILL after the grace) → EXITED (main process reaped; SIGKILL to whatever is left) →
- * COMPLETED (no process of the run left and its output ended, or the drain timeout passed; the
- * cgroup is then read and removed). No thread of its own except the output pump: exits come
- * from the JDK's shared process reaper, timers from the context clock.
+ * SIGKILL after the grace) → EXITED (main process reaped; SIGKILL to whatever is left) → COMPLETED
+ * (no process of the run left and its output ended, or the drain timeout passed; the cgroup is then
+ * read and removed). No thread of its own except the output pump: exits come from the JDK's shared
+ * process reaper, timers from the context clock.
  */
 final class ProcessRun implements PreparedRun, RunHandle {
 
@@ -101,11 +101,16 @@ final class ProcessRun implements PreparedRun, RunHandle {
 
   /**
    * What prepare decided: the run's account (held until its work directory is gone), its work
-   * directory (made by the account at launch when there is one), the cwd below it, argv, the
-   * run's environment and the builder (directory and helper environment set).
+   * directory (made by the account at launch when there is one), the cwd below it, argv, the run's
+   * environment and the builder (directory and helper environment set).
    */
-  record Launch(Optional<RunAccount> account, Path workDir, String cwdBelow, List<String> argv,
-      Map<String, String> environment, ProcessBuilder builder) {
+  record Launch(
+      Optional<RunAccount> account,
+      Path workDir,
+      String cwdBelow,
+      List<String> argv,
+      Map<String, String> environment,
+      ProcessBuilder builder) {
     Launch {
       argv = List.copyOf(argv);
       environment = new java.util.TreeMap<>(environment);
@@ -124,7 +129,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
   public RunHandle launch() {
     synchronized (lock) {
       if (state != State.PREPARED) {
-        throw new IllegalStateException("run " + context.runId() + " is " + state + ", not PREPARED");
+        throw new IllegalStateException(
+            "run " + context.runId() + " is " + state + ", not PREPARED");
       }
       startedAt = context.clock().now();
       startNanos = context.clock().nanoTime();
@@ -136,13 +142,16 @@ final class ProcessRun implements PreparedRun, RunHandle {
         Failure why = context.cancellation().reason().orElse(CancellationSignal.DEFAULT_REASON);
         result.complete(
             ExecutionResult.cancelled(
-                Failures.of(why.category(), why.code(), why.message() + " (before the process started)"),
+                Failures.of(
+                    why.category(), why.code(), why.message() + " (before the process started)"),
                 0));
         return this;
       }
       // Armed before the process exists: if the clock refuses (closed), nothing was started.
       timeoutTask =
-          context.clock().schedule(context.timeout(), () -> terminate(ProcessOutcomes.Termination.TIMEOUT));
+          context
+              .clock()
+              .schedule(context.timeout(), () -> terminate(ProcessOutcomes.Termination.TIMEOUT));
       Optional<RunCgroup> cgroup;
       try {
         cgroup = isolation.newRunCgroup(context.runId().value(), context.attempt());
@@ -152,8 +161,19 @@ final class ProcessRun implements PreparedRun, RunHandle {
       }
       Process p;
       try {
-        p = launch.builder().command(isolation.command(cgroup, launch.account(), settings.setsid(),
-            launch.workDir(), launch.cwdBelow(), launch.argv(), launch.environment())).start();
+        p =
+            launch
+                .builder()
+                .command(
+                    isolation.command(
+                        cgroup,
+                        launch.account(),
+                        settings.setsid(),
+                        launch.workDir(),
+                        launch.cwdBelow(),
+                        launch.argv(),
+                        launch.environment()))
+                .start();
       } catch (IOException | RuntimeException e) {
         cgroup.ifPresent(RunCgroup::remove);
         failLaunch("spawn_failed", "cannot start the process: " + e.getMessage());
@@ -195,7 +215,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
   public void discard() {
     synchronized (lock) {
       if (state != State.PREPARED) {
-        throw new IllegalStateException("run " + context.runId() + " is " + state + ", not PREPARED");
+        throw new IllegalStateException(
+            "run " + context.runId() + " is " + state + ", not PREPARED");
       }
       move(State.DISCARDED);
     }
@@ -259,7 +280,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
         return;
       }
       terminationDetail =
-          "SIGTERM sent to its processes, SIGKILL after the " + settings.killGrace().toMillis()
+          "SIGTERM sent to its processes, SIGKILL after the "
+              + settings.killGrace().toMillis()
               + " ms grace";
     }
     processes.kill();
@@ -332,7 +354,9 @@ final class ProcessRun implements PreparedRun, RunHandle {
     if (drainTimedOut) {
       LOG.log(
           Level.WARNING,
-          "run " + context.runId() + ": output still open or processes still alive "
+          "run "
+              + context.runId()
+              + ": output still open or processes still alive "
               + settings.outputDrainTimeout().toMillis()
               + " ms after the run was killed (a process left its group?); reporting what was captured");
     }
@@ -355,8 +379,11 @@ final class ProcessRun implements PreparedRun, RunHandle {
               Outcome.FAILED,
               Failures.permanent(
                   "memory_limit",
-                  "the run's memory limit (memory.max " + isolation.cgroups().map(t -> t.limits().memoryMaxValue()).orElse("?")
-                      + " bytes) killed " + usage.memoryLimitKills() + " of its processes; "
+                  "the run's memory limit (memory.max "
+                      + isolation.cgroups().map(t -> t.limits().memoryMaxValue()).orElse("?")
+                      + " bytes) killed "
+                      + usage.memoryLimitKills()
+                      + " of its processes; "
                       + mapped.failure().message()),
               mapped.exitCode(),
               mapped.durationMs(),
@@ -373,33 +400,43 @@ final class ProcessRun implements PreparedRun, RunHandle {
   }
 
   /**
-   * With a run account: removes the work directory as that account, then gives the account back,
-   * or retires it when something is left (the next run with that uid could read it). The run
-   * completes after this, so its slot frees only once nothing of it is left.
+   * With a run account: removes the work directory as that account, then gives the account back, or
+   * retires it when something is left (the next run with that uid could read it). The run completes
+   * after this, so its slot frees only once nothing of it is left.
    */
   private CompletableFuture<Void> removeWorkDirectory(boolean processesMayRemain) {
     if (launch.account().isEmpty()) {
       return CompletableFuture.completedFuture(null);
     }
     RunAccount account = launch.account().get();
-    return isolation.removeWorkDirectory(account, launch.workDir(), processesMayRemain).handle((gone, error) -> {
-      if (Boolean.TRUE.equals(gone)) {
-        isolation.releaseAccount(account);
-      } else {
-        isolation.retireAccount(account);
-        LOG.log(Level.ERROR, "run " + context.runId() + ": its work directory " + launch.workDir()
-            + ", what its uid left in /tmp, /var/tmp, /dev/shm or System V IPC, or a process of it could not be"
-            + " removed as " + account + "; that uid is not given to another run until the agent restarts");
-      }
-      return null;
-    });
+    return isolation
+        .removeWorkDirectory(account, launch.workDir(), processesMayRemain)
+        .handle(
+            (gone, error) -> {
+              if (Boolean.TRUE.equals(gone)) {
+                isolation.releaseAccount(account);
+              } else {
+                isolation.retireAccount(account);
+                LOG.log(
+                    Level.ERROR,
+                    "run "
+                        + context.runId()
+                        + ": its work directory "
+                        + launch.workDir()
+                        + ", what its uid left in /tmp, /var/tmp, /dev/shm or System V IPC, or a process of it could not be"
+                        + " removed as "
+                        + account
+                        + "; that uid is not given to another run until the agent restarts");
+              }
+              return null;
+            });
   }
 
   // ---- helpers
 
   /**
-   * Runs a step of the run's end. A bug there must not leave the result pending for ever (the
-   * slot would never free): the run is then reported failed, transient, {@code executor_error}.
+   * Runs a step of the run's end. A bug there must not leave the result pending for ever (the slot
+   * would never free): the run is then reported failed, transient, {@code executor_error}.
    */
   private void guarded(Runnable step) {
     try {
@@ -413,14 +450,16 @@ final class ProcessRun implements PreparedRun, RunHandle {
       RunProcesses all = processes;
       if (all != null) {
         all.kill();
-        all.release(); // removes the cgroup when it is empty already; else the next start's sweep does
+        all.release(); // removes the cgroup when it is empty already; else the next start's sweep
+        // does
       }
       OutputCapture c = capture;
       if (c != null) {
         c.detach();
       }
-      ExecutionResult failed = ExecutionResult.failed(
-          Failures.transientFailure("executor_error", "process executor failure: " + e), 0);
+      ExecutionResult failed =
+          ExecutionResult.failed(
+              Failures.transientFailure("executor_error", "process executor failure: " + e), 0);
       removeWorkDirectory(true).whenComplete((v, ex) -> result.complete(failed));
     }
   }
@@ -428,7 +467,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
   private void move(State to) {
     // caller holds lock
     if (!ALLOWED.get(state).contains(to)) {
-      throw new IllegalStateException("run " + context.runId() + ": " + state + " -> " + to + " not allowed");
+      throw new IllegalStateException(
+          "run " + context.runId() + ": " + state + " -> " + to + " not allowed");
     }
     state = to;
   }

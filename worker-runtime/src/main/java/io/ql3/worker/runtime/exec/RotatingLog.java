@@ -9,10 +9,10 @@ import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
 
 /**
- * A per-run output log bounded by size: when {@code path} reaches {@code maxBytes} it is renamed
- * to {@code path.1} (replacing an older one) and a new {@code path} starts. At most
- * {@code 2 * maxBytes} on disk; the newest output is at the end of {@code path}. Not thread-safe
- * (one writer: the output pump).
+ * A per-run output log bounded by size: when {@code path} reaches {@code maxBytes} it is renamed to
+ * {@code path.1} (replacing an older one) and a new {@code path} starts. At most {@code 2 *
+ * maxBytes} on disk; the newest output is at the end of {@code path}. Not thread-safe (one writer:
+ * the output pump).
  */
 final class RotatingLog implements AutoCloseable {
 
@@ -72,7 +72,10 @@ final class RotatingLog implements AutoCloseable {
 
   private static FileChannel open(Path p) throws IOException {
     return FileChannel.open(
-        p, StandardOpenOption.CREATE, StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING,
+        p,
+        StandardOpenOption.CREATE,
+        StandardOpenOption.WRITE,
+        StandardOpenOption.TRUNCATE_EXISTING,
         java.nio.file.LinkOption.NOFOLLOW_LINKS);
   }
 

@@ -4,10 +4,10 @@ import io.ql3.worker.runtime.isolation.RunCgroup;
 import io.ql3.worker.runtime.isolation.RunUsage;
 
 /**
- * Every process of one run, and the {@code kill(2)}-level means to end them: no process is
- * started to send a signal. With a cgroup that is the run's cgroup (nothing escapes it); without
- * one, the run's process group (a process that leaves the group is out of reach: see
- * docs/executors.md, "Isolation").
+ * Every process of one run, and the {@code kill(2)}-level means to end them: no process is started
+ * to send a signal. With a cgroup that is the run's cgroup (nothing escapes it); without one, the
+ * run's process group (a process that leaves the group is out of reach: see docs/executors.md,
+ * "Isolation").
  */
 interface RunProcesses {
 

@@ -4,8 +4,8 @@ import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.SleepSpec;
 
 /**
- * Built-in {@code sleep}: spec {@code {"ms":N}}, succeeds after N ms. Honours cancellation and
- * the timeout. Uses the context clock's shared timer: no thread per run.
+ * Built-in {@code sleep}: spec {@code {"ms":N}}, succeeds after N ms. Honours cancellation and the
+ * timeout. Uses the context clock's shared timer: no thread per run.
  */
 final class SleepExecutor implements Executor {
 

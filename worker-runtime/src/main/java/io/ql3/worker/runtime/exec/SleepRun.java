@@ -40,7 +40,8 @@ final class SleepRun implements PreparedRun, RunHandle {
   public RunHandle launch() {
     synchronized (lock) {
       if (state != State.PREPARED) {
-        throw new IllegalStateException("run " + context.runId() + " was already launched or discarded");
+        throw new IllegalStateException(
+            "run " + context.runId() + " was already launched or discarded");
       }
       state = State.SLEEPING;
       startedAt = context.clock().now();
@@ -69,7 +70,8 @@ final class SleepRun implements PreparedRun, RunHandle {
   public void discard() {
     synchronized (lock) {
       if (state != State.PREPARED) {
-        throw new IllegalStateException("run " + context.runId() + " was already launched or discarded");
+        throw new IllegalStateException(
+            "run " + context.runId() + " was already launched or discarded");
       }
       state = State.DONE;
     }
@@ -88,7 +90,9 @@ final class SleepRun implements PreparedRun, RunHandle {
     end(ExecutionResult.cancelled(why, elapsedMs()));
   }
 
-  /** @param r the result, or null for "the sleep elapsed" */
+  /**
+   * @param r the result, or null for "the sleep elapsed"
+   */
   private void end(ExecutionResult r) {
     ExecutionClock.Scheduled w;
     ExecutionClock.Scheduled t;

@@ -8,9 +8,8 @@ import java.nio.file.Path;
 
 /**
  * Resolves a spec's relative {@code cwd} under the run's work directory, refusing any escape:
- * lexical ({@code ..}, absolute) and physical (a symlink, at any depth, leading outside).
- * Missing directories are created (a fresh work directory has none), one level at a time, each
- * checked.
+ * lexical ({@code ..}, absolute) and physical (a symlink, at any depth, leading outside). Missing
+ * directories are created (a fresh work directory has none), one level at a time, each checked.
  */
 final class WorkingDirectory {
 
@@ -74,9 +73,9 @@ final class WorkingDirectory {
   }
 
   /**
-   * The contract's lexical rule (already enforced by ProcessSpec; checked again because this
-   * class is the last line before a directory is created): not empty, not absolute, no
-   * {@code ..} segment, no backslash, no NUL. Returns what is wrong, or null.
+   * The contract's lexical rule (already enforced by ProcessSpec; checked again because this class
+   * is the last line before a directory is created): not empty, not absolute, no {@code ..}
+   * segment, no backslash, no NUL. Returns what is wrong, or null.
    */
   static String cwdProblem(String cwd) {
     if (cwd.isEmpty()) {

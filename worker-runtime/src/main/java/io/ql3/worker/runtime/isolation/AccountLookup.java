@@ -9,9 +9,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The host's named accounts, through its name service ({@code getent}, so NSS sources count, not
- * only {@code /etc/passwd}; a source that does not enumerate, such as sssd with
- * {@code enumerate = false}, is not seen). Asked once at start, never per run: the run uid range
- * must not hold a named user or group.
+ * only {@code /etc/passwd}; a source that does not enumerate, such as sssd with {@code enumerate =
+ * false}, is not seen). Asked once at start, never per run: the run uid range must not hold a named
+ * user or group.
  */
 public interface AccountLookup {
 

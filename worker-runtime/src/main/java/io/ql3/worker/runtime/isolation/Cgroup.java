@@ -16,10 +16,10 @@ import java.util.OptionalLong;
 import java.util.Set;
 
 /**
- * One cgroup v2 directory and the interface files this agent uses. Plain file operations: the
- * same code runs against the kernel's cgroupfs and against a directory of ordinary files in
- * tests. Every write is one {@code write(2)} of the whole value, as cgroupfs requires (opened with
- * O_TRUNC like a shell redirection, which cgroupfs ignores and a plain file needs).
+ * One cgroup v2 directory and the interface files this agent uses. Plain file operations: the same
+ * code runs against the kernel's cgroupfs and against a directory of ordinary files in tests. Every
+ * write is one {@code write(2)} of the whole value, as cgroupfs requires (opened with O_TRUNC like
+ * a shell redirection, which cgroupfs ignores and a plain file needs).
  */
 public final class Cgroup {
 
@@ -65,7 +65,9 @@ public final class Cgroup {
   public List<Cgroup> children() throws IOException {
     List<Cgroup> out = new ArrayList<>();
     try (var s = Files.list(dir)) {
-      s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS)).sorted().forEach(p -> out.add(new Cgroup(p)));
+      s.filter(p -> Files.isDirectory(p, LinkOption.NOFOLLOW_LINKS))
+          .sorted()
+          .forEach(p -> out.add(new Cgroup(p)));
     }
     return out;
   }
@@ -140,13 +142,17 @@ public final class Cgroup {
   /** Writes one interface file. */
   public void write(String file, String value) throws IOException {
     try (FileChannel ch =
-        FileChannel.open(dir.resolve(file), StandardOpenOption.WRITE, StandardOpenOption.CREATE,
+        FileChannel.open(
+            dir.resolve(file),
+            StandardOpenOption.WRITE,
+            StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             LinkOption.NOFOLLOW_LINKS)) {
       ByteBuffer buf = ByteBuffer.wrap(value.getBytes(StandardCharsets.US_ASCII));
       int written = ch.write(buf);
       if (written != buf.limit()) {
-        throw new IOException("short write to " + dir.resolve(file) + ": " + written + " of " + buf.limit());
+        throw new IOException(
+            "short write to " + dir.resolve(file) + ": " + written + " of " + buf.limit());
       }
     }
   }
@@ -166,7 +172,9 @@ public final class Cgroup {
     }
   }
 
-  /** One {@code key value} line of a flat-keyed file such as {@code cpu.stat}; empty when absent. */
+  /**
+   * One {@code key value} line of a flat-keyed file such as {@code cpu.stat}; empty when absent.
+   */
   public OptionalLong keyed(String file, String key) {
     String text;
     try {
@@ -189,7 +197,8 @@ public final class Cgroup {
   private static Set<String> words(String text) {
     Set<String> out = new LinkedHashSet<>();
     for (String w : text.trim().split("\\s+")) {
-      String name = w.startsWith("+") ? w.substring(1) : w; // as written, before the kernel shows it
+      String name =
+          w.startsWith("+") ? w.substring(1) : w; // as written, before the kernel shows it
       if (!name.isEmpty()) {
         out.add(name);
       }

@@ -6,8 +6,8 @@ import java.nio.file.Path;
 import java.util.Optional;
 
 /**
- * Where this process sits in the cgroup v2 hierarchy: the cgroup2 mount from
- * {@code /proc/self/mountinfo} joined with the {@code 0::PATH} line of {@code /proc/self/cgroup}.
+ * Where this process sits in the cgroup v2 hierarchy: the cgroup2 mount from {@code
+ * /proc/self/mountinfo} joined with the {@code 0::PATH} line of {@code /proc/self/cgroup}.
  *
  * @param mount the cgroup2 mount point (the root of what this process can see)
  * @param own the directory of this process's own cgroup

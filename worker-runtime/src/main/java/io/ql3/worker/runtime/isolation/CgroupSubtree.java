@@ -19,9 +19,9 @@ import java.util.concurrent.atomic.AtomicLong;
  * </pre>
  *
  * The agent leaves OWN because of cgroup v2's "no internal processes" rule: controllers can be
- * enabled for OWN's children only while OWN itself holds no process. When the agent already sits
- * in a cgroup named {@code ql3-agent} (a second agent in one JVM, a restart in place), its parent
- * is taken as OWN. Leftover run cgroups of an earlier process (kill -9, power cut) are killed and
+ * enabled for OWN's children only while OWN itself holds no process. When the agent already sits in
+ * a cgroup named {@code ql3-agent} (a second agent in one JVM, a restart in place), its parent is
+ * taken as OWN. Leftover run cgroups of an earlier process (kill -9, power cut) are killed and
  * removed at {@link #open}.
  */
 public final class CgroupSubtree {
@@ -29,8 +29,10 @@ public final class CgroupSubtree {
   private static final System.Logger LOG = System.getLogger(CgroupSubtree.class.getName());
 
   public static final String AGENT_LEAF = "ql3-agent";
+
   /** Tasks kept for the agent out of its own cgroup's pids.max. */
   static final long AGENT_TASK_RESERVE = 256;
+
   private static final long SWEEP_WAIT_NANOS = 5_000_000_000L;
 
   private final Cgroup runs;
@@ -45,16 +47,16 @@ public final class CgroupSubtree {
   }
 
   /**
-   * Sets the subtree up: moves the agent into its leaf where needed, enables what it can of
-   * cpu, memory and pids, creates RUNS and sweeps leftovers.
+   * Sets the subtree up: moves the agent into its leaf where needed, enables what it can of cpu,
+   * memory and pids, creates RUNS and sweeps leftovers.
    *
    * @param location where the agent is
    * @param selfPid the agent's pid
    * @param runsName {@code ql3-runs-HASH}
    * @throws IOException naming the step the host refused (the cgroup is then not usable)
    */
-  public static CgroupSubtree open(CgroupLocation location, long selfPid, String runsName, RunLimits limits)
-      throws IOException {
+  public static CgroupSubtree open(
+      CgroupLocation location, long selfPid, String runsName, RunLimits limits) throws IOException {
     Cgroup own = new Cgroup(location.own());
     if (!location.atRoot()) {
       if (own.name().equals(AGENT_LEAF)) {
@@ -101,7 +103,8 @@ public final class CgroupSubtree {
       try {
         runs.write("pids.max", Long.toString(max.getAsLong() - AGENT_TASK_RESERVE));
       } catch (IOException e) {
-        LOG.log(Level.WARNING, "cannot limit the tasks of all runs in " + runs + ": " + e.getMessage());
+        LOG.log(
+            Level.WARNING, "cannot limit the tasks of all runs in " + runs + ": " + e.getMessage());
       }
     }
   }
@@ -112,7 +115,9 @@ public final class CgroupSubtree {
     try {
       cg.enable(wanted);
     } catch (IOException e) {
-      LOG.log(Level.WARNING, "cannot enable " + wanted + " in " + cg + " (no per-run limits): " + e.getMessage());
+      LOG.log(
+          Level.WARNING,
+          "cannot enable " + wanted + " in " + cg + " (no per-run limits): " + e.getMessage());
     }
   }
 
@@ -148,7 +153,8 @@ public final class CgroupSubtree {
         cg.write("memory.max", limits.memoryMaxValue());
         // Kill the whole run, not one of its processes, when it hits its limit.
         cg.write("memory.oom.group", "1");
-        if (limits.memoryMaxBytes().isPresent() && java.nio.file.Files.exists(cg.dir().resolve("memory.swap.max"))) {
+        if (limits.memoryMaxBytes().isPresent()
+            && java.nio.file.Files.exists(cg.dir().resolve("memory.swap.max"))) {
           cg.write("memory.swap.max", "0"); // a hog is stopped by its limit, not swapped out
         }
       }
@@ -212,7 +218,12 @@ public final class CgroupSubtree {
     StringBuilder b = new StringBuilder(Math.min(runId.length(), 128));
     for (int i = 0; i < runId.length() && b.length() < 128; i++) {
       char c = runId.charAt(i);
-      boolean ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+      boolean ok =
+          (c >= 'a' && c <= 'z')
+              || (c >= 'A' && c <= 'Z')
+              || (c >= '0' && c <= '9')
+              || c == '-'
+              || c == '_';
       b.append(ok ? c : '_');
     }
     return b.toString();
@@ -220,6 +231,8 @@ public final class CgroupSubtree {
 
   @Override
   public String toString() {
-    return runs + " controllers=" + (controllers.isEmpty() ? "none" : String.join(",", controllers));
+    return runs
+        + " controllers="
+        + (controllers.isEmpty() ? "none" : String.join(",", controllers));
   }
 }

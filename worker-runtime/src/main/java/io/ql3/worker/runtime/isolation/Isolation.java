@@ -21,25 +21,25 @@ import java.util.concurrent.TimeUnit;
  * is the table in docs/executors.md, "Isolation".
  *
  * <p>A run is launched as {@code sh -c 'umask 007; echo $$ >PROCS; exec "$@"'} (its own cgroup
- * before any of its code runs) {@code setsid --} (its own session and process group)
- * {@code setpriv [--reuid=U --regid=U --clear-groups] --inh-caps=-all --ambient-caps=-all
- * --bounding-set=-all --no-new-privs --} (the run's account; no capability and no way to gain
- * one, also when runs keep the agent's user) [{@code sh -c WORK_STAGE DIR CWD}: as the run's
- * account, creates its work directory, mode 0700, and its cwd, and enters it] {@code env -i
- * NAME=VALUE… } then the run's argv. Every helper ends its options with {@code --} ({@code env}
- * takes assignments up to the program, so argv[0] must not contain {@code =}). The helpers run
- * with {@link #HELPER_ENVIRONMENT} only: the run's own environment ({@code LD_PRELOAD},
- * {@code SHELLOPTS}…) exists only from the final {@code execve} on, after every capability is
- * gone.
+ * before any of its code runs) {@code setsid --} (its own session and process group) {@code setpriv
+ * [--reuid=U --regid=U --clear-groups] --inh-caps=-all --ambient-caps=-all --bounding-set=-all
+ * --no-new-privs --} (the run's account; no capability and no way to gain one, also when runs keep
+ * the agent's user) [{@code sh -c WORK_STAGE DIR CWD}: as the run's account, creates its work
+ * directory, mode 0700, and its cwd, and enters it] {@code env -i NAME=VALUE… } then the run's
+ * argv. Every helper ends its options with {@code --} ({@code env} takes assignments up to the
+ * program, so argv[0] must not contain {@code =}). The helpers run with {@link #HELPER_ENVIRONMENT}
+ * only: the run's own environment ({@code LD_PRELOAD}, {@code SHELLOPTS}…) exists only from the
+ * final {@code execve} on, after every capability is gone.
  *
- * <p>With a user switch the work directory belongs to the run's account and nobody else can
- * enter it; the agent cannot either, so it removes it by starting {@code rm} as that account
- * ({@link #removeWorkDirectory}) before the account goes to another run.
+ * <p>With a user switch the work directory belongs to the run's account and nobody else can enter
+ * it; the agent cannot either, so it removes it by starting {@code rm} as that account ({@link
+ * #removeWorkDirectory}) before the account goes to another run.
  */
 public final class Isolation {
 
   /** The whole environment of the helpers that run before the run's own program. */
-  public static final Map<String, String> HELPER_ENVIRONMENT = Map.of("PATH", "/usr/bin:/bin", "LANG", "C");
+  public static final Map<String, String> HELPER_ENVIRONMENT =
+      Map.of("PATH", "/usr/bin:/bin", "LANG", "C");
 
   private static final List<String> DROP_PRIVILEGES =
       List.of("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs");
@@ -47,6 +47,7 @@ public final class Isolation {
       "umask 007; echo $$ >\"$0\" || { echo \"ql3-worker: cannot enter the run's cgroup $0\" >&2; exit 125; };"
           + " exec \"$@\"";
   private static final String ENTRY_WITHOUT_CGROUP = "umask 007; exec \"$@\"";
+
   /**
    * As the run's account: $0 the work directory (new, 0700, absolute), $1 the cwd below it or empty
    * (given as {@code ./$1}: {@code cd -} would be {@code cd $OLDPWD}).
@@ -54,12 +55,14 @@ public final class Isolation {
   private static final String WORK_STAGE =
       "mkdir -m 0700 -- \"$0\" && cd -P -- \"$0\" && { [ -z \"$1\" ] || { mkdir -p -- \"./$1\" && cd -P -- \"./$1\"; }; }"
           + " || { echo \"ql3-worker: cannot create the work directory $0 (cwd '$1')\" >&2; exit 125; }; shift; exec \"$@\"";
+
   /** As the run's account: removes each argument's tree, also what the run made unreadable. */
   private static final String REMOVE_STAGE =
       "s=0; for d in \"$0\" \"$@\"; do case \"$d\" in"
           + " ipc-shm:*) ipcrm -m \"${d#ipc-shm:}\" || s=1;; ipc-msg:*) ipcrm -q \"${d#ipc-msg:}\" || s=1;;"
           + " ipc-sem:*) ipcrm -s \"${d#ipc-sem:}\" || s=1;;"
           + " *) chmod -R u+rwx -- \"$d\" 2>/dev/null; rm -rf -- \"$d\" || s=1;; esac; done; exit $s";
+
   private static final System.Logger LOG = System.getLogger(Isolation.class.getName());
 
   private final IsolationMode mode;
@@ -72,8 +75,12 @@ public final class Isolation {
   private final Path proc;
   private final List<Path> sharedDirs;
 
-  private Isolation(IsolationMode mode, Optional<RunAccounts> accounts, Optional<CgroupSubtree> cgroups,
-      Map<String, String> inactive, IsolationHost host) {
+  private Isolation(
+      IsolationMode mode,
+      Optional<RunAccounts> accounts,
+      Optional<CgroupSubtree> cgroups,
+      Map<String, String> inactive,
+      IsolationHost host) {
     this.mode = mode;
     this.accounts = accounts;
     this.cgroups = cgroups;
@@ -87,7 +94,10 @@ public final class Isolation {
 
   /** Same-user execution, no cgroup ({@code isolation = "none"}, and executor unit tests). */
   public static Isolation none() {
-    return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(),
+    return new Isolation(
+        IsolationMode.NONE,
+        Optional.empty(),
+        Optional.empty(),
         Map.of("user_switch", "isolation = \"none\"", "cgroup", "isolation = \"none\""),
         IsolationHost.system());
   }
@@ -99,10 +109,12 @@ public final class Isolation {
    * @param runsName the name of the agent's run cgroup subtree ({@code ql3-runs-HASH})
    * @throws IsolationException in mode {@code required}, naming every missing part
    */
-  public static Isolation resolve(IsolationSettings settings, IsolationHost host, Path workDir, String runsName)
+  public static Isolation resolve(
+      IsolationSettings settings, IsolationHost host, Path workDir, String runsName)
       throws IsolationException {
     if (settings.mode() == IsolationMode.NONE) {
-      return new Isolation(IsolationMode.NONE, Optional.empty(), Optional.empty(), none().inactive, host);
+      return new Isolation(
+          IsolationMode.NONE, Optional.empty(), Optional.empty(), none().inactive, host);
     }
     Map<String, String> inactive = new LinkedHashMap<>();
     // The cgroup first: opening it kills what an earlier agent of this journal left running, so the
@@ -137,37 +149,59 @@ public final class Isolation {
     } catch (IOException e) {
       throw new Missing("cannot read " + host.selfStatus() + ": " + e.getMessage());
     }
-    String ids = "run uids " + range.first() + "-" + range.last() + " (execution.run-uid-base, one per slot)";
-    if (range.contains(self.uid()) || range.contains(self.gid())
+    String ids =
+        "run uids "
+            + range.first()
+            + "-"
+            + range.last()
+            + " (execution.run-uid-base, one per slot)";
+    if (range.contains(self.uid())
+        || range.contains(self.gid())
         || self.groups().stream().anyMatch(range::contains)) {
-      throw new Missing(ids + " include the agent's own uid " + self.uid() + " or one of its groups");
+      throw new Missing(
+          ids + " include the agent's own uid " + self.uid() + " or one of its groups");
     }
     try {
       List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
       named.addAll(host.accounts().groupsIn(range.first(), range.last()));
       if (!named.isEmpty()) {
-        throw new Missing(ids + " hold named accounts: " + String.join(" ", named)
-            + " (choose a free range: execution.run-uid-base)");
+        throw new Missing(
+            ids
+                + " hold named accounts: "
+                + String.join(" ", named)
+                + " (choose a free range: execution.run-uid-base)");
       }
     } catch (IOException e) {
       throw new Missing("cannot list the host's accounts: " + e.getMessage());
     }
     String busy = processInRange(host.proc(), range);
     if (busy != null) {
-      throw new Missing(ids + " are in use: " + busy
-          + " (another worker on this host with an overlapping execution.run-uid-base?)");
+      throw new Missing(
+          ids
+              + " are in use: "
+              + busy
+              + " (another worker on this host with an overlapping execution.run-uid-base?)");
     }
     if (!self.isRoot()) {
       List<String> caps = new ArrayList<>();
-      for (int cap : new int[] {ProcessIdentity.CAP_SETUID, ProcessIdentity.CAP_SETGID,
-          ProcessIdentity.CAP_SETPCAP, ProcessIdentity.CAP_KILL}) {
+      for (int cap :
+          new int[] {
+            ProcessIdentity.CAP_SETUID,
+            ProcessIdentity.CAP_SETGID,
+            ProcessIdentity.CAP_SETPCAP,
+            ProcessIdentity.CAP_KILL
+          }) {
         if (!self.hasCapability(cap)) {
           caps.add(capName(cap));
         }
       }
       if (!caps.isEmpty()) {
-        throw new Missing("the agent (uid " + self.uid() + ") lacks " + String.join(" ", caps)
-            + " (the packaged unit grants them as AmbientCapabilities=)");
+        throw new Missing(
+            "the agent (uid "
+                + self.uid()
+                + ") lacks "
+                + String.join(" ", caps)
+                + " (the packaged unit grants them as AmbientCapabilities=)");
       }
     }
     if (!Files.isExecutable(host.setpriv())) {
@@ -195,7 +229,10 @@ public final class Isolation {
     }
   }
 
-  /** A live process (not a zombie) whose uid is one of the range's, as "pid P (uid U, comm)", or null. */
+  /**
+   * A live process (not a zombie) whose uid is one of the range's, as "pid P (uid U, comm)", or
+   * null.
+   */
   private static String processInRange(Path proc, RunAccounts range) {
     try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, "[0-9]*")) {
       for (Path pid : pids) {
@@ -230,8 +267,15 @@ public final class Isolation {
       try {
         int mode = (Integer) Files.getAttribute(d, "unix:mode", LinkOption.NOFOLLOW_LINKS);
         if (!d.equals(p) && (mode & 01) == 0) {
-          return "the run user cannot reach " + workDir + ": " + d + " has mode "
-              + String.format("%04o", mode & 07777) + " (others need x: chmod o+x " + d + ")";
+          return "the run user cannot reach "
+              + workDir
+              + ": "
+              + d
+              + " has mode "
+              + String.format("%04o", mode & 07777)
+              + " (others need x: chmod o+x "
+              + d
+              + ")";
         }
       } catch (IOException | UnsupportedOperationException e) {
         return "cannot read the mode of " + d + ": " + e.getMessage();
@@ -240,12 +284,14 @@ public final class Isolation {
     return null;
   }
 
-  private static CgroupSubtree cgroup(IsolationSettings s, IsolationHost host, String runsName) throws Missing {
+  private static CgroupSubtree cgroup(IsolationSettings s, IsolationHost host, String runsName)
+      throws Missing {
     Optional<CgroupLocation> where;
     try {
       where = CgroupLocation.find(host.mountinfo(), host.selfCgroup());
     } catch (IOException e) {
-      throw new Missing("cannot read " + host.mountinfo() + " / " + host.selfCgroup() + ": " + e.getMessage());
+      throw new Missing(
+          "cannot read " + host.mountinfo() + " / " + host.selfCgroup() + ": " + e.getMessage());
     }
     if (where.isEmpty()) {
       throw new Missing("no cgroup v2 hierarchy is mounted");
@@ -295,8 +341,18 @@ public final class Isolation {
     if (accounts.isEmpty()) {
       return Optional.empty();
     }
-    return Optional.of(accounts.get().acquire().orElseThrow(() -> new IllegalStateException(
-        "no free run account among " + accounts.get() + " (" + accounts.get().free() + " free)")));
+    return Optional.of(
+        accounts
+            .get()
+            .acquire()
+            .orElseThrow(
+                () ->
+                    new IllegalStateException(
+                        "no free run account among "
+                            + accounts.get()
+                            + " ("
+                            + accounts.get().free()
+                            + " free)")));
   }
 
   /** Gives a run's account back (its processes and work directory are gone). */
@@ -304,7 +360,10 @@ public final class Isolation {
     accounts.ifPresent(a -> a.release(account));
   }
 
-  /** Never hands a run's account out again in this process (its work directory could not be removed). */
+  /**
+   * Never hands a run's account out again in this process (its work directory could not be
+   * removed).
+   */
   public void retireAccount(RunAccount account) {
     accounts.ifPresent(a -> a.retire(account));
   }
@@ -320,22 +379,29 @@ public final class Isolation {
   }
 
   /**
-   * One line for the start-up log, {@code status} and {@code check}: e.g. {@code user_switch=ql3-run(998):ql3-run(998)
-   * cgroup=/sys/fs/cgroup/.../ql3-runs-1a2b3c4d controllers=memory,pids}.
+   * One line for the start-up log, {@code status} and {@code check}: e.g. {@code
+   * user_switch=ql3-run(998):ql3-run(998) cgroup=/sys/fs/cgroup/.../ql3-runs-1a2b3c4d
+   * controllers=memory,pids}.
    */
   public Map<String, String> describe() {
     Map<String, String> d = new LinkedHashMap<>();
     d.put("mode", mode.configName());
     d.put("user_switch", accounts.map(RunAccounts::toString).orElse("no"));
     d.put("cgroup", cgroups.map(c -> c.runsCgroup().dir().toString()).orElse("no"));
-    d.put("controllers", cgroups.map(c -> c.controllers().isEmpty() ? "none" : String.join(",", c.controllers()))
-        .orElse("none"));
+    d.put(
+        "controllers",
+        cgroups
+            .map(c -> c.controllers().isEmpty() ? "none" : String.join(",", c.controllers()))
+            .orElse("none"));
     cgroups.ifPresent(c -> d.put("limits", c.limits().toString()));
     inactive.forEach((part, why) -> d.put(part + "_inactive", why));
     return d;
   }
 
-  /** For the metric: {@code user_switch}, {@code cgroup}, {@code cpu}, {@code memory}, {@code pids} → in force. */
+  /**
+   * For the metric: {@code user_switch}, {@code cgroup}, {@code cpu}, {@code memory}, {@code pids}
+   * → in force.
+   */
   public Map<String, Boolean> parts() {
     Map<String, Boolean> p = new LinkedHashMap<>();
     p.put("user_switch", accounts.isPresent());
@@ -349,11 +415,16 @@ public final class Isolation {
   /** {@link #describe()} on one line, without the reasons ({@code status}). */
   public String summary() {
     StringBuilder b = new StringBuilder();
-    describe().forEach((k, v) -> {
-      if (!k.endsWith("_inactive")) {
-        b.append(b.length() == 0 ? "" : " ").append(k).append('=').append(v.replace(' ', '_'));
-      }
-    });
+    describe()
+        .forEach(
+            (k, v) -> {
+              if (!k.endsWith("_inactive")) {
+                b.append(b.length() == 0 ? "" : " ")
+                    .append(k)
+                    .append('=')
+                    .append(v.replace(' ', '_'));
+              }
+            });
     return b.toString();
   }
 
@@ -369,17 +440,23 @@ public final class Isolation {
 
   /**
    * The command that starts {@code argv} with {@code runEnvironment}, isolated: entry helper,
-   * {@code setsid}, {@code setpriv}, with an account the work stage (which creates
-   * {@code workDir} and {@code cwd} below it as that account), {@code env -i}, then argv verbatim.
-   * Start it with {@link #HELPER_ENVIRONMENT} as its environment, in a directory the account can
-   * traverse (the parent of {@code workDir}).
+   * {@code setsid}, {@code setpriv}, with an account the work stage (which creates {@code workDir}
+   * and {@code cwd} below it as that account), {@code env -i}, then argv verbatim. Start it with
+   * {@link #HELPER_ENVIRONMENT} as its environment, in a directory the account can traverse (the
+   * parent of {@code workDir}).
    *
    * @param cwd the spec's relative cwd (already checked), or null for the work directory itself
    * @throws IllegalArgumentException when argv[0] contains {@code =} (env would read it as an
    *     assignment; {@link #checkProgramName} says so at prepare)
    */
-  public List<String> command(Optional<RunCgroup> cgroup, Optional<RunAccount> account, Path setsid,
-      Path workDir, String cwd, List<String> argv, Map<String, String> runEnvironment) {
+  public List<String> command(
+      Optional<RunCgroup> cgroup,
+      Optional<RunAccount> account,
+      Path setsid,
+      Path workDir,
+      String cwd,
+      List<String> argv,
+      Map<String, String> runEnvironment) {
     if (checkProgramName(argv.get(0)) != null) {
       throw new IllegalArgumentException(checkProgramName(argv.get(0)));
     }
@@ -429,13 +506,14 @@ public final class Isolation {
   }
 
   /**
-   * Removes a run's work directory as the run's account (the only one that can enter it),
-   * including what the run made unreadable, and what its uid left in {@link RunLeftovers}, then
-   * says whether all of it is gone ({@code processesMayRemain}: the run's cgroup did not empty in
-   * time, so its uid's processes are killed first, as they always are without a cgroup). Nothing is started when
+   * Removes a run's work directory as the run's account (the only one that can enter it), including
+   * what the run made unreadable, and what its uid left in {@link RunLeftovers}, then says whether
+   * all of it is gone ({@code processesMayRemain}: the run's cgroup did not empty in time, so its
+   * uid's processes are killed first, as they always are without a cgroup). Nothing is started when
    * the directory is empty or gone. The future completes on the JDK's process reaper.
    */
-  public CompletableFuture<Boolean> removeWorkDirectory(RunAccount account, Path dir, boolean processesMayRemain) {
+  public CompletableFuture<Boolean> removeWorkDirectory(
+      RunAccount account, Path dir, boolean processesMayRemain) {
     if ((cgroups.isEmpty() || processesMayRemain) && !killProcessesOf(account)) {
       // No cgroup held the run (what escaped its process group, setsid or a double fork, still
       // runs as its uid), or its cgroup did not empty in time: nothing of it may outlive it, since
@@ -466,15 +544,22 @@ public final class Isolation {
     }
     try {
       Process p = removal(account, dir.getParent(), targets).start();
-      return p.onExit().thenApply(done -> !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
-          && RunLeftovers.of(account.uid(), proc, sharedDirs).isEmpty());
+      return p.onExit()
+          .thenApply(
+              done ->
+                  !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
+                      && RunLeftovers.of(account.uid(), proc, sharedDirs).isEmpty());
     } catch (IOException | RuntimeException e) {
-      LOG.log(System.Logger.Level.WARNING, "cannot start the removal of " + dir + " as " + account + ": " + e);
+      LOG.log(
+          System.Logger.Level.WARNING,
+          "cannot start the removal of " + dir + " as " + account + ": " + e);
       return CompletableFuture.completedFuture(false);
     }
   }
 
-  /** SIGKILL to every live process with the account's uid until none is left (bounded): none left? */
+  /**
+   * SIGKILL to every live process with the account's uid until none is left (bounded): none left?
+   */
   boolean killProcessesOf(RunAccount account) {
     RunAccounts one = new RunAccounts(account.uid(), 1);
     for (int round = 0; round < 100; round++) {
@@ -520,11 +605,12 @@ public final class Isolation {
     c.add("-c");
     c.add(REMOVE_STAGE);
     c.addAll(targets);
-    ProcessBuilder b = new ProcessBuilder(c)
-        .directory(in.toFile())
-        .redirectErrorStream(true)
-        .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-        .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
+    ProcessBuilder b =
+        new ProcessBuilder(c)
+            .directory(in.toFile())
+            .redirectErrorStream(true)
+            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
+            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
     b.environment().clear();
     b.environment().putAll(HELPER_ENVIRONMENT);
     return b;
@@ -566,7 +652,9 @@ public final class Isolation {
           p.destroyForcibly();
         }
       } catch (IOException | RuntimeException ex) {
-        LOG.log(System.Logger.Level.WARNING, "cannot remove what " + owner + " left in " + runsDir + ": " + ex);
+        LOG.log(
+            System.Logger.Level.WARNING,
+            "cannot remove what " + owner + " left in " + runsDir + ": " + ex);
       } catch (InterruptedException ex) {
         Thread.currentThread().interrupt();
         return left;

@@ -8,12 +8,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What {@code ql3-worker check} says about isolation, without side effects: {@code check} runs
- * from an operator's shell, not in the service's cgroup and not with its capabilities, so it
- * checks what it can see from there (the run uid range against the named accounts, setpriv, the work directory's path, a
- * cgroup v2 hierarchy with {@code cgroup.kill} and its controllers) and leaves the capabilities
- * and the delegated cgroup to {@code run}, which refuses to start in {@code required} mode when
- * they are missing.
+ * What {@code ql3-worker check} says about isolation, without side effects: {@code check} runs from
+ * an operator's shell, not in the service's cgroup and not with its capabilities, so it checks what
+ * it can see from there (the run uid range against the named accounts, setpriv, the work
+ * directory's path, a cgroup v2 hierarchy with {@code cgroup.kill} and its controllers) and leaves
+ * the capabilities and the delegated cgroup to {@code run}, which refuses to start in {@code
+ * required} mode when they are missing.
  *
  * @param lines one line per part, for printing
  * @param missing what {@code required} lacks (empty in {@code auto} and {@code none})
@@ -25,7 +25,8 @@ public record IsolationProbe(List<String> lines, List<String> missing) {
     List<String> problems = new ArrayList<>();
     lines.add("mode " + s.mode().configName());
     if (s.mode() == IsolationMode.NONE) {
-      lines.add("runs execute as the agent's own user without a cgroup (a run can read the credentials)");
+      lines.add(
+          "runs execute as the agent's own user without a cgroup (a run can read the credentials)");
       return new IsolationProbe(lines, List.of());
     }
     RunAccounts range = s.accounts();
@@ -33,10 +34,17 @@ public record IsolationProbe(List<String> lines, List<String> missing) {
       List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
       named.addAll(host.accounts().groupsIn(range.first(), range.last()));
       if (named.isEmpty()) {
-        lines.add("run accounts " + range + " (one per slot, the gid of the same number; no named account uses them)");
+        lines.add(
+            "run accounts "
+                + range
+                + " (one per slot, the gid of the same number; no named account uses them)");
       } else {
-        problems.add("run " + range + " hold named accounts: " + String.join(" ", named)
-            + " (choose a free range: execution.run-uid-base)");
+        problems.add(
+            "run "
+                + range
+                + " hold named accounts: "
+                + String.join(" ", named)
+                + " (choose a free range: execution.run-uid-base)");
       }
     } catch (IOException e) {
       problems.add("cannot list the host's accounts: " + e.getMessage());
@@ -50,14 +58,22 @@ public record IsolationProbe(List<String> lines, List<String> missing) {
         problems.add("no cgroup v2 hierarchy is mounted");
       } else {
         Cgroup root = new Cgroup(where.get().mount());
-        lines.add("cgroup v2 at " + where.get().mount() + ", controllers " + String.join(" ", root.controllers())
-            + ", cgroup.kill " + (Files.exists(where.get().own().resolve("cgroup.kill")) ? "yes" : "no (kernel < 5.14)"));
+        lines.add(
+            "cgroup v2 at "
+                + where.get().mount()
+                + ", controllers "
+                + String.join(" ", root.controllers())
+                + ", cgroup.kill "
+                + (Files.exists(where.get().own().resolve("cgroup.kill"))
+                    ? "yes"
+                    : "no (kernel < 5.14)"));
       }
     } catch (IOException e) {
       problems.add("cannot read the cgroup hierarchy: " + e.getMessage());
     }
-    lines.add("the service's capabilities (CAP_SETUID CAP_SETGID CAP_SETPCAP CAP_KILL) and delegated cgroup are"
-        + " checked by run at start");
+    lines.add(
+        "the service's capabilities (CAP_SETUID CAP_SETGID CAP_SETPCAP CAP_KILL) and delegated cgroup are"
+            + " checked by run at start");
     List<String> missing = s.mode() == IsolationMode.REQUIRED ? problems : List.of();
     if (s.mode() == IsolationMode.AUTO) {
       problems.forEach(p -> lines.add("not available: " + p));

@@ -3,11 +3,12 @@ package io.ql3.worker.runtime.isolation;
 import java.util.Objects;
 
 /**
- * The isolation part of the configuration ({@code [execution]}: {@code isolation},
- * {@code run-uid-base}, {@code memory-max}, {@code pids-max}, {@code cpu-weight}); the number
- * of run accounts is {@code execution.slots} (see {@link RunAccounts}).
+ * The isolation part of the configuration ({@code [execution]}: {@code isolation}, {@code
+ * run-uid-base}, {@code memory-max}, {@code pids-max}, {@code cpu-weight}); the number of run
+ * accounts is {@code execution.slots} (see {@link RunAccounts}).
  */
-public record IsolationSettings(IsolationMode mode, long runUidBase, int runAccounts, RunLimits limits) {
+public record IsolationSettings(
+    IsolationMode mode, long runUidBase, int runAccounts, RunLimits limits) {
 
   public IsolationSettings {
     Objects.requireNonNull(mode, "mode");

@@ -14,6 +14,7 @@ public record ProcessIdentity(long uid, long gid, Set<Long> groups, long effecti
 
   /** Capability numbers (linux/capability.h) the user switch needs. */
   public static final int CAP_KILL = 5;
+
   public static final int CAP_SETGID = 6;
   public static final int CAP_SETUID = 7;
   public static final int CAP_SETPCAP = 8;

@@ -5,9 +5,9 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 
 /**
- * The cgroup of one run attempt. The run's first process moves itself into it before the run's
- * own code executes, so every process the run ever starts (daemonized, double-forked, reparented)
- * is inside it. Signals go to its members with {@code kill(2)} through {@link ProcessHandle} (no
+ * The cgroup of one run attempt. The run's first process moves itself into it before the run's own
+ * code executes, so every process the run ever starts (daemonized, double-forked, reparented) is
+ * inside it. Signals go to its members with {@code kill(2)} through {@link ProcessHandle} (no
  * process per signal), SIGKILL through {@code cgroup.kill}; the run is over only when the cgroup is
  * empty, then it is removed.
  */

@@ -9,20 +9,21 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * What a run uid left outside its work directory, in the places every uid may write: the entries
- * it owns at the top of {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} (under systemd the
- * unit's private {@code /tmp}; {@code /dev/shm} is the host's), and its System V shared memory
- * segments, message queues and semaphore sets ({@code /proc/sysvipc}). The next run with the same
- * uid could read all of it, so it goes with the work directory (as that uid, {@link Isolation}).
- * Not covered: what it put deeper in another uid's world-writable directory, POSIX message queues
- * ({@code /dev/mqueue}), kernel keyrings (the unit forbids the keyring system calls).
+ * What a run uid left outside its work directory, in the places every uid may write: the entries it
+ * owns at the top of {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} (under systemd the unit's
+ * private {@code /tmp}; {@code /dev/shm} is the host's), and its System V shared memory segments,
+ * message queues and semaphore sets ({@code /proc/sysvipc}). The next run with the same uid could
+ * read all of it, so it goes with the work directory (as that uid, {@link Isolation}). Not covered:
+ * what it put deeper in another uid's world-writable directory, POSIX message queues ({@code
+ * /dev/mqueue}), kernel keyrings (the unit forbids the keyring system calls).
  *
  * <p>Each is a removal argument: an absolute path, or {@code ipc-shm:ID}, {@code ipc-msg:ID},
  * {@code ipc-sem:ID}.
  */
 final class RunLeftovers {
 
-  static final List<Path> SHARED_DIRS = List.of(Path.of("/tmp"), Path.of("/var/tmp"), Path.of("/dev/shm"));
+  static final List<Path> SHARED_DIRS =
+      List.of(Path.of("/tmp"), Path.of("/var/tmp"), Path.of("/dev/shm"));
 
   private RunLeftovers() {}
 

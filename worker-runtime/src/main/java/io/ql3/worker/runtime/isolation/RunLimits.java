@@ -4,9 +4,9 @@ import java.util.Locale;
 import java.util.OptionalLong;
 
 /**
- * The per-run cgroup limits ({@code execution.memory-max}, {@code execution.pids-max},
- * {@code execution.cpu-weight}). Empty means "max" (no limit). Written into each run's cgroup
- * only where the controller is enabled for the agent's subtree.
+ * The per-run cgroup limits ({@code execution.memory-max}, {@code execution.pids-max}, {@code
+ * execution.cpu-weight}). Empty means "max" (no limit). Written into each run's cgroup only where
+ * the controller is enabled for the agent's subtree.
  *
  * @param memoryMaxBytes {@code memory.max} of each run (and {@code memory.swap.max} 0 is not set:
  *     swap follows the host's policy)
@@ -20,7 +20,8 @@ public record RunLimits(OptionalLong memoryMaxBytes, OptionalLong pidsMax, int c
 
   public RunLimits {
     if (memoryMaxBytes.isPresent() && memoryMaxBytes.getAsLong() < MIN_MEMORY_BYTES) {
-      throw new IllegalArgumentException("memory-max must be at least 4M: " + memoryMaxBytes.getAsLong());
+      throw new IllegalArgumentException(
+          "memory-max must be at least 4M: " + memoryMaxBytes.getAsLong());
     }
     if (pidsMax.isPresent() && pidsMax.getAsLong() < 1) {
       throw new IllegalArgumentException("pids-max must be at least 1: " + pidsMax.getAsLong());
@@ -69,14 +70,20 @@ public record RunLimits(OptionalLong memoryMaxBytes, OptionalLong pidsMax, int c
       return OptionalLong.empty();
     }
     if (!t.matches("[0-9]{1,9}")) {
-      throw new IllegalArgumentException("'" + text + "' is not a task count (\"max\" or a number)");
+      throw new IllegalArgumentException(
+          "'" + text + "' is not a task count (\"max\" or a number)");
     }
     return OptionalLong.of(Long.parseLong(t));
   }
 
   @Override
   public String toString() {
-    return "memory.max=" + memoryMaxValue() + " pids.max=" + pidsMaxValue() + " cpu.weight=" + cpuWeight;
+    return "memory.max="
+        + memoryMaxValue()
+        + " pids.max="
+        + pidsMaxValue()
+        + " cpu.weight="
+        + cpuWeight;
   }
 
   /** Renders a memory size back the way the configuration writes it. */

@@ -9,11 +9,14 @@ import java.util.OptionalLong;
  *
  * @param peakMemoryBytes {@code memory.peak}
  * @param cpuMicros {@code cpu.stat usage_usec}: user + system time of every process of the run
- * @param memoryLimitKills {@code memory.events oom_kill}: processes the run's own memory limit killed
+ * @param memoryLimitKills {@code memory.events oom_kill}: processes the run's own memory limit
+ *     killed
  */
-public record RunUsage(OptionalLong peakMemoryBytes, OptionalLong cpuMicros, long memoryLimitKills) {
+public record RunUsage(
+    OptionalLong peakMemoryBytes, OptionalLong cpuMicros, long memoryLimitKills) {
 
-  public static final RunUsage UNKNOWN = new RunUsage(OptionalLong.empty(), OptionalLong.empty(), 0);
+  public static final RunUsage UNKNOWN =
+      new RunUsage(OptionalLong.empty(), OptionalLong.empty(), 0);
 
   /** True when the run's memory limit killed at least one of its processes. */
   public boolean hitMemoryLimit() {

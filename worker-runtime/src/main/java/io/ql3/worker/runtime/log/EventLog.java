@@ -11,9 +11,9 @@ import java.util.Objects;
 
 /**
  * One line per event, to stdout for journald: {@code logfmt} ({@code ts=… level=info
- * event=session.state from=ACTIVE to=DRAINING}) or one JSON object per line. Values are
- * passed explicitly by the caller, so nothing reaches a line unless it was meant to: credentials
- * never are (only fingerprints, serials and expiry dates of certificates).
+ * event=session.state from=ACTIVE to=DRAINING}) or one JSON object per line. Values are passed
+ * explicitly by the caller, so nothing reaches a line unless it was meant to: credentials never are
+ * (only fingerprints, serials and expiry dates of certificates).
  *
  * <p>Events below the configured {@link Level} are dropped. Under journald ({@code JOURNAL_STREAM}
  * names stdout) each line starts with its syslog priority ({@code <3>} error … {@code <7>} debug),
@@ -50,7 +50,8 @@ public final class EventLog {
           return l;
         }
       }
-      throw new IllegalArgumentException("must be \"debug\", \"info\", \"warn\" or \"error\" (got \"" + text + "\")");
+      throw new IllegalArgumentException(
+          "must be \"debug\", \"info\", \"warn\" or \"error\" (got \"" + text + "\")");
     }
   }
 
@@ -66,12 +67,13 @@ public final class EventLog {
   private final Clock clock;
   private final Level threshold;
   private final boolean syslogPrefix;
-  private final Map<String, Repeat> recent = new LinkedHashMap<>(16, 0.75f, true) {
-    @Override
-    protected boolean removeEldestEntry(Map.Entry<String, Repeat> eldest) {
-      return size() > REPEATS_KEPT;
-    }
-  };
+  private final Map<String, Repeat> recent =
+      new LinkedHashMap<>(16, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Repeat> eldest) {
+          return size() > REPEATS_KEPT;
+        }
+      };
 
   private static final class Repeat {
     final Instant writtenAt;
@@ -91,7 +93,8 @@ public final class EventLog {
    * @param threshold the lowest level written
    * @param syslogPrefix start each line with {@code <N>} (stdout is journald's stream)
    */
-  public EventLog(PrintStream out, LogFormat format, Clock clock, Level threshold, boolean syslogPrefix) {
+  public EventLog(
+      PrintStream out, LogFormat format, Clock clock, Level threshold, boolean syslogPrefix) {
     this.out = Objects.requireNonNull(out);
     this.format = Objects.requireNonNull(format);
     this.clock = Objects.requireNonNull(clock);

@@ -27,7 +27,8 @@ public final class JournalStream {
       long dev = Long.parseLong(journalStream.substring(0, colon));
       long ino = Long.parseLong(journalStream.substring(colon + 1));
       Map<String, Object> a = Files.readAttributes(fd, "unix:dev,ino");
-      return ((Number) a.get("dev")).longValue() == dev && ((Number) a.get("ino")).longValue() == ino;
+      return ((Number) a.get("dev")).longValue() == dev
+          && ((Number) a.get("ino")).longValue() == ino;
     } catch (IOException | UnsupportedOperationException | IllegalArgumentException e) {
       return false;
     }

@@ -16,7 +16,8 @@ import java.util.Locale;
  */
 public final class MetricsFile {
   private static final List<String> SESSION_STATES =
-      List.of("none", "registering", "active", "suspended", "draining", "offline", "fenced", "expired");
+      List.of(
+          "none", "registering", "active", "suspended", "draining", "offline", "fenced", "expired");
 
   private final AtomicFile file;
 
@@ -34,37 +35,84 @@ public final class MetricsFile {
   /**
    * @param certificateNotAfter the client certificate's notAfter (for the expiry timestamp)
    */
-  public void write(StatusSnapshot s, AgentMetrics counters, long credentialGeneration, Build build,
-      Instant certificateNotAfter) throws IOException {
-    file.replace(render(s, counters, credentialGeneration, build, certificateNotAfter).getBytes(StandardCharsets.UTF_8));
+  public void write(
+      StatusSnapshot s,
+      AgentMetrics counters,
+      long credentialGeneration,
+      Build build,
+      Instant certificateNotAfter)
+      throws IOException {
+    file.replace(
+        render(s, counters, credentialGeneration, build, certificateNotAfter)
+            .getBytes(StandardCharsets.UTF_8));
   }
 
-  static String render(StatusSnapshot s, AgentMetrics counters, long credentialGeneration, Build build,
+  static String render(
+      StatusSnapshot s,
+      AgentMetrics counters,
+      long credentialGeneration,
+      Build build,
       Instant certificateNotAfter) {
     StringBuilder b = new StringBuilder(4096);
-    b.append("# HELP ql3_worker_build_info Version, git revision, Java version and profile of the running agent; always 1.\n");
+    b.append(
+        "# HELP ql3_worker_build_info Version, git revision, Java version and profile of the running agent; always 1.\n");
     b.append("# TYPE ql3_worker_build_info gauge\n");
-    b.append("ql3_worker_build_info{version=\"").append(label(build.version())).append("\",revision=\"")
-        .append(label(build.revision())).append("\",java=\"").append(label(build.java())).append("\",profile=\"")
-        .append(label(build.profile())).append("\"} 1\n");
+    b.append("ql3_worker_build_info{version=\"")
+        .append(label(build.version()))
+        .append("\",revision=\"")
+        .append(label(build.revision()))
+        .append("\",java=\"")
+        .append(label(build.java()))
+        .append("\",profile=\"")
+        .append(label(build.profile()))
+        .append("\"} 1\n");
     b.append("# HELP ql3_worker_session_state 1 for the session's current state.\n");
     b.append("# TYPE ql3_worker_session_state gauge\n");
     for (String state : SESSION_STATES) {
-      b.append("ql3_worker_session_state{state=\"").append(state).append("\"} ")
-          .append(state.equals(s.sessionState()) ? 1 : 0).append('\n');
+      b.append("ql3_worker_session_state{state=\"")
+          .append(state)
+          .append("\"} ")
+          .append(state.equals(s.sessionState()) ? 1 : 0)
+          .append('\n');
     }
-    gauge(b, "ql3_worker_session_generation", "Generation of the current or last session.", s.generation());
+    gauge(
+        b,
+        "ql3_worker_session_generation",
+        "Generation of the current or last session.",
+        s.generation());
     gauge(b, "ql3_worker_session_version", "Version of the current or last session.", s.version());
-    gauge(b, "ql3_worker_lease_remaining_seconds", "Time left on the local lease.",
+    gauge(
+        b,
+        "ql3_worker_lease_remaining_seconds",
+        "Time left on the local lease.",
         String.format(Locale.ROOT, "%.3f", s.leaseRemainingMs() / 1000.0));
-    gauge(b, "ql3_worker_available_slots", "Slots published (derived from the journal).", s.availableSlots());
+    gauge(
+        b,
+        "ql3_worker_available_slots",
+        "Slots published (derived from the journal).",
+        s.availableSlots());
     gauge(b, "ql3_worker_max_concurrent_runs", "Configured slot budget.", s.maxConcurrentRuns());
     gauge(b, "ql3_worker_runs_active", "Runs executing now.", s.runsActive());
-    gauge(b, "ql3_worker_pending_completions", "Recorded results not yet acknowledged.", s.pendingCompletions());
-    gauge(b, "ql3_worker_connections_opened_total", "TLS connections opened (one handshake each).", s.connectionsOpened());
-    gauge(b, "ql3_worker_credential_generation", "Credential sets installed so far (reloads + 1).", credentialGeneration);
-    gauge(b, "ql3_worker_certificate_expiry_timestamp_seconds",
-        "When the client certificate expires (notAfter), Unix time in seconds.", certificateNotAfter.getEpochSecond());
+    gauge(
+        b,
+        "ql3_worker_pending_completions",
+        "Recorded results not yet acknowledged.",
+        s.pendingCompletions());
+    gauge(
+        b,
+        "ql3_worker_connections_opened_total",
+        "TLS connections opened (one handshake each).",
+        s.connectionsOpened());
+    gauge(
+        b,
+        "ql3_worker_credential_generation",
+        "Credential sets installed so far (reloads + 1).",
+        credentialGeneration);
+    gauge(
+        b,
+        "ql3_worker_certificate_expiry_timestamp_seconds",
+        "When the client certificate expires (notAfter), Unix time in seconds.",
+        certificateNotAfter.getEpochSecond());
     counters.render(b);
     return b.toString();
   }

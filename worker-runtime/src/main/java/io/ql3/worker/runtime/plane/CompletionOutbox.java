@@ -42,10 +42,16 @@ final class CompletionOutbox {
   private final PlaneListener listener;
   private final Runnable wake;
   private final Supplier<Backoff> backoffs;
+
   /** Recorded results waiting for (or in) delivery, by attempt. */
   private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
 
-  CompletionOutbox(Journal journal, PlaneIngress ingress, RunPaths paths, PlaneListener listener, Runnable wake,
+  CompletionOutbox(
+      Journal journal,
+      PlaneIngress ingress,
+      RunPaths paths,
+      PlaneListener listener,
+      Runnable wake,
       Supplier<Backoff> backoffs) {
     this.journal = journal;
     this.ingress = ingress;
@@ -55,15 +61,29 @@ final class CompletionOutbox {
     this.backoffs = backoffs;
   }
 
-  /** Queues a recorded result; {@code redelivery}: already settled in the journal, only the server is told again. */
-  void queue(JournalRecord.OfferAccepted offer, io.ql3.worker.journal.RunResult result, boolean redelivery) {
+  /**
+   * Queues a recorded result; {@code redelivery}: already settled in the journal, only the server
+   * is told again.
+   */
+  void queue(
+      JournalRecord.OfferAccepted offer,
+      io.ql3.worker.journal.RunResult result,
+      boolean redelivery) {
     RunKey key = offer.runKey();
     if (deliveries.containsKey(key)) {
       return;
     }
-    CompleteRequest request = JournalMapping.completion(new RunFact(offer, null, -1, -1, result, null));
-    deliveries.put(key, new Delivery(key, new SessionId(offer.sessionId()), new RunId(offer.runId()),
-        request, redelivery, backoffs.get()));
+    CompleteRequest request =
+        JournalMapping.completion(new RunFact(offer, null, -1, -1, result, null));
+    deliveries.put(
+        key,
+        new Delivery(
+            key,
+            new SessionId(offer.sessionId()),
+            new RunId(offer.runId()),
+            request,
+            redelivery,
+            backoffs.get()));
   }
 
   boolean holds(RunKey key) {
@@ -119,8 +139,14 @@ final class CompletionOutbox {
         Optional<Drift> drift = DriftCheck.complete(ok.value(), d.runId, d.request.attempt());
         if (drift.isPresent()) {
           // Section 6: a drifting answer fails the session closed; the result is kept and resent.
-          answer = new Answer.Refusal<>(AnswerKind.DRIFT, 200, null, Optional.empty(), null,
-              "drift: " + drift.get().detail());
+          answer =
+              new Answer.Refusal<>(
+                  AnswerKind.DRIFT,
+                  200,
+                  null,
+                  Optional.empty(),
+                  null,
+                  "drift: " + drift.get().detail());
           reaction = Reaction.RESEND_AND_FAIL_CLOSED;
           listener.executionDrift(drift.get());
         }
@@ -131,7 +157,8 @@ final class CompletionOutbox {
           settle(d, JournalMapping.toJournal(resp.disposition()));
           it.remove();
           settledAny = true;
-          listener.completionDelivered(d.runId.value(), d.request.attempt(), resp.disposition().wire());
+          listener.completionDelivered(
+              d.runId.value(), d.request.attempt(), resp.disposition().wire());
         }
         case SETTLE_SUPERSEDED -> {
           if (!d.redelivery) {
@@ -169,19 +196,28 @@ final class CompletionOutbox {
     return settledAny;
   }
 
-  /** Journals the settlement (it may ride the next group commit; a failed journal surfaces on the next append). */
+  /**
+   * Journals the settlement (it may ride the next group commit; a failed journal surfaces on the
+   * next append).
+   */
   private void settle(Delivery d, Disposition disposition) {
     if (!d.redelivery) {
-      journal.appendAsync(new JournalRecord.CompletionAcknowledged(d.runId.value(), d.request.attempt(), disposition));
+      journal.appendAsync(
+          new JournalRecord.CompletionAcknowledged(
+              d.runId.value(), d.request.attempt(), disposition));
     }
     paths.cleanUp(d.runId.value(), d.request.attempt());
   }
 
-  /** The backoff's next delay, or the server's retry-after capped by the reaction table's rule when longer. */
+  /**
+   * The backoff's next delay, or the server's retry-after capped by the reaction table's rule when
+   * longer.
+   */
   static long retryDelay(Backoff backoff, Operation op, Answer<?> answer) {
     long delay = backoff.nextDelayNanos();
     if (answer.retryAfter().isPresent()) {
-      delay = Math.max(delay, Reactions.cappedRetryAfter(op, answer.retryAfter().get(), 0).toNanos());
+      delay =
+          Math.max(delay, Reactions.cappedRetryAfter(op, answer.retryAfter().get(), 0).toNanos());
     }
     return delay;
   }
@@ -196,7 +232,13 @@ final class CompletionOutbox {
     final Deadline notBefore = new Deadline();
     CompletableFuture<Answer<CompleteResponse>> future;
 
-    Delivery(RunKey key, SessionId session, RunId runId, CompleteRequest request, boolean redelivery, Backoff backoff) {
+    Delivery(
+        RunKey key,
+        SessionId session,
+        RunId runId,
+        CompleteRequest request,
+        boolean redelivery,
+        Backoff backoff) {
       this.key = key;
       this.session = session;
       this.runId = runId;

@@ -14,8 +14,8 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.runtime.exec.ExecutionClock;
 import io.ql3.worker.runtime.exec.ExecutorRegistry;
-import io.ql3.worker.transport.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
+import io.ql3.worker.transport.Backoff;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -25,15 +25,15 @@ import java.util.function.IntSupplier;
 import java.util.random.RandomGenerator;
 
 /**
- * Runs offered work under the journal's authority, driven by the cadence: every
- * {@link #tick(long, PullGate)} first records finished runs and delivers completions, then pulls.
- * It coordinates three parts: the {@link OfferIntake} (write-ahead records, then launch), the
- * {@link CompletionOutbox} (results to the server) and the {@link PullLoop} (one pull, in an
- * explicit {@link PullState}); every answer is handled by its row of the reaction table.
- * It owns no timer and no thread; executors finish on their own threads and only wake the cadence.
+ * Runs offered work under the journal's authority, driven by the cadence: every {@link #tick(long,
+ * PullGate)} first records finished runs and delivers completions, then pulls. It coordinates three
+ * parts: the {@link OfferIntake} (write-ahead records, then launch), the {@link CompletionOutbox}
+ * (results to the server) and the {@link PullLoop} (one pull, in an explicit {@link PullState});
+ * every answer is handled by its row of the reaction table. It owns no timer and no thread;
+ * executors finish on their own threads and only wake the cadence.
  *
- * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted →
- * run started → launch; result recorded → completion sent; acknowledged (may ride a later group
+ * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted → run
+ * started → launch; result recorded → completion sent; acknowledged (may ride a later group
  * commit). An offer already completed (the journal's window) is answered from the journal, never
  * executed again. A completion goes to the session the run was offered under, whatever that
  * session's state is now.
@@ -62,35 +62,65 @@ public final class ExecutionPlane {
     this.settings = Objects.requireNonNull(settings);
     this.random = Objects.requireNonNull(random);
     RunPaths paths = new RunPaths(settings.workDir(), settings.keptLogs());
-    this.outbox = new CompletionOutbox(journal, Objects.requireNonNull(ingress), paths,
-        Objects.requireNonNull(listener), Objects.requireNonNull(wake), this::newBackoff);
-    this.intake = new OfferIntake(journal, Objects.requireNonNull(executors), paths, Objects.requireNonNull(clock),
-        listener, wake, outbox);
-    this.pulls = new PullLoop(journal, ingress, Objects.requireNonNull(policy), settings, Objects.requireNonNull(ids),
-        Objects.requireNonNull(freeSlots), listener, wake, intake, () -> intake.isEmpty() && outbox.isEmpty(),
-        newBackoff());
+    this.outbox =
+        new CompletionOutbox(
+            journal,
+            Objects.requireNonNull(ingress),
+            paths,
+            Objects.requireNonNull(listener),
+            Objects.requireNonNull(wake),
+            this::newBackoff);
+    this.intake =
+        new OfferIntake(
+            journal,
+            Objects.requireNonNull(executors),
+            paths,
+            Objects.requireNonNull(clock),
+            listener,
+            wake,
+            outbox);
+    this.pulls =
+        new PullLoop(
+            journal,
+            ingress,
+            Objects.requireNonNull(policy),
+            settings,
+            Objects.requireNonNull(ids),
+            Objects.requireNonNull(freeSlots),
+            listener,
+            wake,
+            intake,
+            () -> intake.isEmpty() && outbox.isEmpty(),
+            newBackoff());
   }
 
   // ------------------------------------------------------------------ start-up
 
   /**
    * Reconciles the journal after a start (contract section 7, rule 1), before any register. The
-   * journal's own recovery already recorded every run that started and has no result as
-   * {@code uncertain} (it owns that fact). Here: a run accepted and provably never started is
-   * recorded {@code cancelled} (transient, {@code not_started}) so the server can offer it again at
-   * once; open pull reservations are closed (their answer is lost: the server reclaims those runs
-   * when the old session ends). Every recorded result is then queued for delivery to the session it
-   * was offered under.
+   * journal's own recovery already recorded every run that started and has no result as {@code
+   * uncertain} (it owns that fact). Here: a run accepted and provably never started is recorded
+   * {@code cancelled} (transient, {@code not_started}) so the server can offer it again at once;
+   * open pull reservations are closed (their answer is lost: the server reclaims those runs when
+   * the old session ends). Every recorded result is then queued for delivery to the session it was
+   * offered under.
    */
   public Reconciliation reconcile() {
     JournalFacts facts = journal.facts();
     List<CompletableFuture<Long>> writes = new ArrayList<>();
     int notStarted = 0;
     for (RunFact f : facts.accepted()) {
-      Failure failure = new Failure(FailureCategory.TRANSIENT, "not_started",
-          "accepted but never started before the worker stopped");
-      writes.add(journal.appendAsync(new JournalRecord.ResultRecorded(f.offer().runId(), f.offer().attempt(),
-          JournalMapping.toJournal(Outcome.CANCELLED, failure, RunResult.NOT_RUN))));
+      Failure failure =
+          new Failure(
+              FailureCategory.TRANSIENT,
+              "not_started",
+              "accepted but never started before the worker stopped");
+      writes.add(
+          journal.appendAsync(
+              new JournalRecord.ResultRecorded(
+                  f.offer().runId(),
+                  f.offer().attempt(),
+                  JournalMapping.toJournal(Outcome.CANCELLED, failure, RunResult.NOT_RUN))));
       notStarted++;
     }
     for (var p : facts.openPulls()) {
@@ -100,17 +130,19 @@ public final class ExecutionPlane {
     JournalFacts after = journal.facts();
     if (!after.running().isEmpty()) {
       // The journal's recovery settles these; if one is left, the journal and this plane disagree.
-      throw new IllegalStateException("journal recovery left " + after.running().size() + " started runs without a result");
+      throw new IllegalStateException(
+          "journal recovery left " + after.running().size() + " started runs without a result");
     }
     for (RunFact f : after.pendingCompletions()) {
       outbox.queue(f.offer(), f.result(), false);
     }
-    return new Reconciliation(journal.report().declaredUncertain().size(), notStarted,
-        after.pendingCompletions().size());
+    return new Reconciliation(
+        journal.report().declaredUncertain().size(), notStarted, after.pendingCompletions().size());
   }
 
   /** What {@link #reconcile()} found. */
-  public record Reconciliation(int reportedUncertain, int reportedNotStarted, int completionsToDeliver) {}
+  public record Reconciliation(
+      int reportedUncertain, int reportedNotStarted, int completionsToDeliver) {}
 
   // ------------------------------------------------------------------ the step
 

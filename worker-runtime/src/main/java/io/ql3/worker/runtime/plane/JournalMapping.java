@@ -12,15 +12,16 @@ import io.ql3.worker.journal.RunFact;
 /**
  * The one place where the journal's types (plain, contract-free) and the contract's wire types
  * meet. A recorded result maps to exactly one {@link CompleteRequest}: rebuilding it from the
- * journal after any number of restarts gives the same canonical bytes, which is what makes a
- * resend byte-identical. Every enum mapping is an exhaustive {@code switch}: a constant added on
- * one side fails the build here, and {@code JournalContractParityTest} pins the rest (names,
- * limits, patterns).
+ * journal after any number of restarts gives the same canonical bytes, which is what makes a resend
+ * byte-identical. Every enum mapping is an exhaustive {@code switch}: a constant added on one side
+ * fails the build here, and {@code JournalContractParityTest} pins the rest (names, limits,
+ * patterns).
  */
 final class JournalMapping {
   private JournalMapping() {}
 
-  static io.ql3.worker.journal.RunResult toJournal(Outcome outcome, Failure failure, RunResult run) {
+  static io.ql3.worker.journal.RunResult toJournal(
+      Outcome outcome, Failure failure, RunResult run) {
     return new io.ql3.worker.journal.RunResult(
         toJournal(outcome),
         failure == null ? null : toJournal(failure),
@@ -78,7 +79,9 @@ final class JournalMapping {
     return new Failure(toWire(f.category()), f.code(), f.message());
   }
 
-  /** The completion of a run whose result is recorded, addressed to the session it was offered to. */
+  /**
+   * The completion of a run whose result is recorded, addressed to the session it was offered to.
+   */
   static CompleteRequest completion(RunFact fact) {
     io.ql3.worker.journal.RunResult r = fact.result();
     if (r == null) {

@@ -36,9 +36,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Offer intake: the offers of one pull answer become journal records first (offer accepted, then
- * run started or its result), in ONE group commit, and only then are the prepared runs launched;
- * a run prepared and not launched is always discarded (try/finally). It owns the launched runs
- * until their results are recorded and handed to the {@link CompletionOutbox}.
+ * run started or its result), in ONE group commit, and only then are the prepared runs launched; a
+ * run prepared and not launched is always discarded (try/finally). It owns the launched runs until
+ * their results are recorded and handed to the {@link CompletionOutbox}.
  */
 final class OfferIntake {
   private final Journal journal;
@@ -48,11 +48,18 @@ final class OfferIntake {
   private final PlaneListener listener;
   private final Runnable wake;
   private final CompletionOutbox outbox;
+
   /** Launched runs, by attempt. */
   private final Map<RunKey, LiveRun> running = new LinkedHashMap<>();
 
-  OfferIntake(Journal journal, ExecutorRegistry executors, RunPaths paths, ExecutionClock clock,
-      PlaneListener listener, Runnable wake, CompletionOutbox outbox) {
+  OfferIntake(
+      Journal journal,
+      ExecutorRegistry executors,
+      RunPaths paths,
+      ExecutionClock clock,
+      PlaneListener listener,
+      Runnable wake,
+      CompletionOutbox outbox) {
     this.journal = journal;
     this.executors = executors;
     this.paths = paths;
@@ -107,7 +114,8 @@ final class OfferIntake {
     List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
     for (LiveRun r : done) {
       ExecutionResult er = r.handle.result().join();
-      io.ql3.worker.journal.RunResult jr = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
+      io.ql3.worker.journal.RunResult jr =
+          JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
       results.add(jr);
       records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
     }
@@ -123,11 +131,11 @@ final class OfferIntake {
   }
 
   /**
-   * Handles the offers of one pull answer with ONE group commit before anything runs: for each
-   * new offer, "offer accepted" and then either "run started" (prepared, about to launch) or its
-   * result (refused, or preparation failed); then the reservation is closed. Only after that
-   * force are the prepared runs launched: both write-ahead rules hold (the offer is durable before
-   * it is acted on, the start is durable before the launch) at the cost of one force per answer.
+   * Handles the offers of one pull answer with ONE group commit before anything runs: for each new
+   * offer, "offer accepted" and then either "run started" (prepared, about to launch) or its result
+   * (refused, or preparation failed); then the reservation is closed. Only after that force are the
+   * prepared runs launched: both write-ahead rules hold (the offer is durable before it is acted
+   * on, the start is durable before the launch) at the cost of one force per answer.
    */
   int accept(SessionLease lease, PullId pullId, PullResponse resp, boolean mayRun) {
     JournalFacts facts = journal.facts();
@@ -150,9 +158,16 @@ final class OfferIntake {
       if (isHeld(facts, key)) {
         continue;
       }
-      JournalRecord.OfferAccepted accepted = new JournalRecord.OfferAccepted(
-          offer.runId().value(), offer.attempt(), lease.sessionId().value(), lease.generation(),
-          offer.executor(), offer.specDigest(), offer.idempotencyKey(), offer.timeoutMs());
+      JournalRecord.OfferAccepted accepted =
+          new JournalRecord.OfferAccepted(
+              offer.runId().value(),
+              offer.attempt(),
+              lease.sessionId().value(),
+              lease.generation(),
+              offer.executor(),
+              offer.specDigest(),
+              offer.idempotencyKey(),
+              offer.timeoutMs());
       records.add(accepted);
       if (!mayRun) {
         // The session ended while this answer was on its way: the server reclaims these runs, so
@@ -167,16 +182,22 @@ final class OfferIntake {
         continue;
       }
       CancellationSignal cancellation = new CancellationSignal();
-      ExecutionContext ctx = new ExecutionContext(
-          offer.runId(), offer.attempt(), offer.idempotencyKey(),
-          paths.workDirectory(offer.runId().value(), offer.attempt()),
-          paths.outputLog(offer.runId().value(), offer.attempt()),
-          Duration.ofMillis(offer.timeoutMs()), cancellation, clock);
+      ExecutionContext ctx =
+          new ExecutionContext(
+              offer.runId(),
+              offer.attempt(),
+              offer.idempotencyKey(),
+              paths.workDirectory(offer.runId().value(), offer.attempt()),
+              paths.outputLog(offer.runId().value(), offer.attempt()),
+              Duration.ofMillis(offer.timeoutMs()),
+              cancellation,
+              clock);
       try {
         Executor executor = executors.find(offer.executor()).orElseThrow();
         PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
         prepared.add(new PreparedStart(accepted, run, cancellation));
-        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns it.
+        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns
+        // it.
         records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
       } catch (PrepareFailedException e) {
         settle(accepted, Outcome.FAILED, e.failure(), records, failed);
@@ -210,28 +231,40 @@ final class OfferIntake {
   }
 
   private static Failure executorError(String executor, RuntimeException e) {
-    return new Failure(FailureCategory.TRANSIENT, "executor_error",
+    return new Failure(
+        FailureCategory.TRANSIENT,
+        "executor_error",
         fit("executor " + executor + " failed to prepare the run: " + e));
   }
 
   private static String fit(String m) {
     return m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS
-        ? m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS)) : m;
+        ? m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS))
+        : m;
   }
 
-  private static final Failure SESSION_ENDED = new Failure(FailureCategory.TRANSIENT, "not_started",
-      "the offer arrived after its session ended (fenced, expired or drifted); never started");
+  private static final Failure SESSION_ENDED =
+      new Failure(
+          FailureCategory.TRANSIENT,
+          "not_started",
+          "the offer arrived after its session ended (fenced, expired or drifted); never started");
 
   /** Records an offer that will never run with its result (riding the same group commit). */
-  private static void settle(JournalRecord.OfferAccepted accepted, Outcome outcome, Failure failure,
-      List<JournalRecord> records, List<FailedStart> failed) {
-    io.ql3.worker.journal.RunResult result = JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
+  private static void settle(
+      JournalRecord.OfferAccepted accepted,
+      Outcome outcome,
+      Failure failure,
+      List<JournalRecord> records,
+      List<FailedStart> failed) {
+    io.ql3.worker.journal.RunResult result =
+        JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
     records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
     failed.add(new FailedStart(accepted, result));
   }
 
   private static boolean isHeld(JournalFacts facts, RunKey key) {
-    for (List<RunFact> list : List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
+    for (List<RunFact> list :
+        List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
       for (RunFact f : list) {
         if (f.key().equals(key)) {
           return true;
@@ -250,7 +283,8 @@ final class OfferIntake {
     Optional<Executor> executor = executors.find(offer.executor());
     ExecutorSpec spec = offer.executorSpec().orElse(null);
     if (executor.isEmpty() || spec == null) {
-      return Optional.of(offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
+      return Optional.of(
+          offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
     }
     try {
       executor.get().validate(spec);
@@ -281,9 +315,11 @@ final class OfferIntake {
 
   // ------------------------------------------------------------------ state holders
 
-  private record FailedStart(JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
+  private record FailedStart(
+      JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
 
-  private record PreparedStart(JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
+  private record PreparedStart(
+      JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
 
   private static final class LiveRun {
     final RunKey key;

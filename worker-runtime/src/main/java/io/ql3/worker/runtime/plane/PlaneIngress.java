@@ -13,19 +13,21 @@ import java.util.concurrent.CompletableFuture;
 
 /** The two execution operations of the ingress client, plus what the plane needs to know of it. */
 public interface PlaneIngress {
-  CompletableFuture<Answer<PullResponse>> pull(SessionId session, PullRequest request, OfferPolicy policy);
+  CompletableFuture<Answer<PullResponse>> pull(
+      SessionId session, PullRequest request, OfferPolicy policy);
 
   /**
    * A long poll: a pull that the transport sends only on an h2 connection; when the connection this
-   * try would go out on speaks http/1.1 it fails
-   * {@link io.ql3.worker.contract.AnswerKind#NOT_SENT_ON_HTTP1} (contract section 1).
+   * try would go out on speaks http/1.1 it fails {@link
+   * io.ql3.worker.contract.AnswerKind#NOT_SENT_ON_HTTP1} (contract section 1).
    */
-  default CompletableFuture<Answer<PullResponse>> longPoll(SessionId session, PullRequest request,
-      OfferPolicy policy) {
+  default CompletableFuture<Answer<PullResponse>> longPoll(
+      SessionId session, PullRequest request, OfferPolicy policy) {
     return pull(session, request, policy);
   }
 
-  CompletableFuture<Answer<CompleteResponse>> complete(SessionId session, RunId run, CompleteRequest request);
+  CompletableFuture<Answer<CompleteResponse>> complete(
+      SessionId session, RunId run, CompleteRequest request);
 
   /** Aborts a parked pull (h2); its result becomes outcome-unknown. */
   void abortPulls();
@@ -37,17 +39,20 @@ public interface PlaneIngress {
   static PlaneIngress of(IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
     return new PlaneIngress() {
       @Override
-      public CompletableFuture<Answer<PullResponse>> pull(SessionId s, PullRequest r, OfferPolicy p) {
+      public CompletableFuture<Answer<PullResponse>> pull(
+          SessionId s, PullRequest r, OfferPolicy p) {
         return timed.time("pull", () -> c.pull(s, r, p));
       }
 
       @Override
-      public CompletableFuture<Answer<PullResponse>> longPoll(SessionId s, PullRequest r, OfferPolicy p) {
+      public CompletableFuture<Answer<PullResponse>> longPoll(
+          SessionId s, PullRequest r, OfferPolicy p) {
         return timed.time("pull", () -> c.longPoll(s, r, p));
       }
 
       @Override
-      public CompletableFuture<Answer<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+      public CompletableFuture<Answer<CompleteResponse>> complete(
+          SessionId s, RunId run, CompleteRequest r) {
         return timed.time("complete", () -> c.complete(s, run, r));
       }
 

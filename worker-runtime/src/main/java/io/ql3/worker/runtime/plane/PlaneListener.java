@@ -1,9 +1,9 @@
 package io.ql3.worker.runtime.plane;
 
-import io.ql3.worker.contract.Drift;
-import io.ql3.worker.journal.RunResult;
 import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.Operation;
+import io.ql3.worker.journal.RunResult;
 import java.util.OptionalLong;
 
 /** Events of the execution plane, on the cadence thread (for logs, metrics and the session). */
@@ -22,7 +22,10 @@ public interface PlaneListener {
 
   default void completionRetry(String runId, long attempt, String why) {}
 
-  /** A completion answer that is neither success nor retryable by nature (credentials, drift); it is retried. */
+  /**
+   * A completion answer that is neither success nor retryable by nature (credentials, drift); it is
+   * retried.
+   */
   default void completionRefused(String runId, long attempt, String why) {}
 
   /**

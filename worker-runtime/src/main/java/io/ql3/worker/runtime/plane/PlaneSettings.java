@@ -12,4 +12,9 @@ import java.time.Duration;
  * @param keptLogs how many output logs of settled runs are kept for operators
  */
 public record PlaneSettings(
-    Path workDir, int pullPage, Duration longPoll, Duration retryBase, Duration retryMax, int keptLogs) {}
+    Path workDir,
+    int pullPage,
+    Duration longPoll,
+    Duration retryBase,
+    Duration retryMax,
+    int keptLogs) {}

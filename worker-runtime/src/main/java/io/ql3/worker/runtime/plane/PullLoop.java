@@ -3,8 +3,8 @@ package io.ql3.worker.runtime.plane;
 import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.DriftCheck;
-import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.OfferPolicy;
+import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.PullId;
 import io.ql3.worker.contract.PullRequest;
 import io.ql3.worker.contract.PullResponse;
@@ -14,8 +14,8 @@ import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.runtime.answer.Answers;
 import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
-import io.ql3.worker.transport.Backoff;
 import io.ql3.worker.runtime.session.SessionLease;
+import io.ql3.worker.transport.Backoff;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -40,8 +40,10 @@ final class PullLoop {
   private final PlaneListener listener;
   private final Runnable wake;
   private final OfferIntake intake;
+
   /** True when the plane holds no run (none running, no completion waiting). */
   private final BooleanSupplier nothingHeld;
+
   private final Backoff backoff;
 
   private PullState state = PullState.IDLE;
@@ -50,11 +52,21 @@ final class PullLoop {
   private boolean wanted = true;
   private final Deadline nextPullAt = new Deadline();
   private final Deadline notBefore = new Deadline();
+
   /** The session whose lost long-poll answer could not be recovered: never pulled under again. */
   private SessionLease abandonedLease;
 
-  PullLoop(Journal journal, PlaneIngress ingress, OfferPolicy policy, PlaneSettings settings, Uuid7Generator ids,
-      IntSupplier freeSlots, PlaneListener listener, Runnable wake, OfferIntake intake, BooleanSupplier nothingHeld,
+  PullLoop(
+      Journal journal,
+      PlaneIngress ingress,
+      OfferPolicy policy,
+      PlaneSettings settings,
+      Uuid7Generator ids,
+      IntSupplier freeSlots,
+      PlaneListener listener,
+      Runnable wake,
+      OfferIntake intake,
+      BooleanSupplier nothingHeld,
       Backoff backoff) {
     this.journal = journal;
     this.ingress = ingress;
@@ -84,7 +96,9 @@ final class PullLoop {
     abortIfParked();
   }
 
-  /** Aborts a parked pull (the session stopped pulling); it is resent or given up by the next steps. */
+  /**
+   * Aborts a parked pull (the session stopped pulling); it is resent or given up by the next steps.
+   */
   void abortIfParked() {
     if (state == PullState.ON_THE_WIRE && !pull.future.isDone()) {
       ingress.abortPulls();
@@ -95,7 +109,10 @@ final class PullLoop {
     state = state.to(next);
   }
 
-  /** Applies the answer of the pull on the wire, if it arrived; gives up a kept pull whose session is over. */
+  /**
+   * Applies the answer of the pull on the wire, if it arrived; gives up a kept pull whose session
+   * is over.
+   */
   void harvest(long now, PullGate gate) {
     PendingPull p = pull;
     if (state == PullState.IDLE) {
@@ -106,7 +123,8 @@ final class PullLoop {
     boolean sessionEnded = gate.sessionEnded();
     // Give a pull up only when its session can never pull again; a suspended session keeps it
     // so the same pullId is resent (and its leased offers replayed) once it is active again.
-    boolean giveUp = draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
+    boolean giveUp =
+        draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
     if (state != PullState.ON_THE_WIRE) {
       if (giveUp) {
         close(p);
@@ -136,7 +154,8 @@ final class PullLoop {
         try {
           launched = intake.accept(p.lease, p.request.pullId(), resp, !sessionEnded);
         } catch (RuntimeException e) {
-          move(PullState.AWAITING_RESEND); // nothing was recorded (a failed journal stops the agent)
+          move(
+              PullState.AWAITING_RESEND); // nothing was recorded (a failed journal stops the agent)
           throw e;
         }
         pull = null; // its reservation was closed in the same group commit as the offers
@@ -173,12 +192,19 @@ final class PullLoop {
         close(p);
         listener.executionAnswered(Operation.PULL, answer);
       }
-      case REGISTER_AGAIN, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING,
-          RESEND_AND_FAIL_CLOSED -> throw new IllegalStateException("no pull reaction for " + answer);
+      case REGISTER_AGAIN,
+          SETTLE_SUPERSEDED,
+          SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED ->
+          throw new IllegalStateException("no pull reaction for " + answer);
     }
   }
 
-  /** Resends a kept pull, or reserves and sends a new one, when there is a reason to and the session may pull now. */
+  /**
+   * Resends a kept pull, or reserves and sends a new one, when there is a reason to and the session
+   * may pull now.
+   */
   void maybeSend(long now, PullGate gate) {
     if (draining || state == PullState.ON_THE_WIRE) {
       return;
@@ -220,32 +246,33 @@ final class PullLoop {
   private void send(PendingPull p) {
     move(PullState.ON_THE_WIRE);
     // A long poll goes out only on h2, its resends too: see onHttp1Connection.
-    p.future = p.longPoll
-        ? ingress.longPoll(p.lease.sessionId(), p.request, policy)
-        : ingress.pull(p.lease.sessionId(), p.request, policy);
+    p.future =
+        p.longPoll
+            ? ingress.longPoll(p.lease.sessionId(), p.request, policy)
+            : ingress.pull(p.lease.sessionId(), p.request, policy);
     p.future.whenComplete((r, e) -> wake.run());
   }
 
   /**
-   * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport
-   * refused it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due
-   * heartbeat nor a pending completion by more than one cadence period (section 1, lines 15-21);
-   * a try after an unknown outcome resends the identical bytes (section 3, lines 75-76; section 6,
-   * line 265), so the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose
-   * original answer held no offers is a fresh pull (section 5, lines 180-182), which the server may
-   * park for the whole {@code waitMs}. Hence:
+   * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport refused
+   * it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due heartbeat nor
+   * a pending completion by more than one cadence period (section 1, lines 15-21); a try after an
+   * unknown outcome resends the identical bytes (section 3, lines 75-76; section 6, line 265), so
+   * the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose original answer
+   * held no offers is a fresh pull (section 5, lines 180-182), which the server may park for the
+   * whole {@code waitMs}. Hence:
    *
    * <ul>
-   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed)
-   *       and a pull sized for http/1.1 replaces it at once;
+   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed) and
+   *       a pull sized for http/1.1 replaces it at once;
    *   <li>otherwise its answer, and the runs it may have leased, can only be learned on h2: no
    *       other pull under this session (its slots may be taken by those runs), the resend keeps
-   *       trying (it goes out if the connection speaks h2 again), and once no run of the session
-   *       is running or waiting for delivery the pull is given up and the session ends
-   *       ({@link PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines
-   *       129-130) and the server puts whatever the lost answer leased back in its queue, as after
-   *       a restart with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new
-   *       session waits for every run of the old one to settle.
+   *       trying (it goes out if the connection speaks h2 again), and once no run of the session is
+   *       running or waiting for delivery the pull is given up and the session ends ({@link
+   *       PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines 129-130) and
+   *       the server puts whatever the lost answer leased back in its queue, as after a restart
+   *       with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new session waits
+   *       for every run of the old one to settle.
    * </ul>
    */
   private void onHttp1Connection(long now, PendingPull p) {
@@ -264,9 +291,11 @@ final class PullLoop {
   private void abandon(PendingPull p) {
     close(p);
     abandonedLease = p.lease;
-    listener.pullOutcomeUnrecoverable("the answer of long poll " + p.request.pullId().value()
-        + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
-        + " the one connection: ending the session so the server reclaims what it leased");
+    listener.pullOutcomeUnrecoverable(
+        "the answer of long poll "
+            + p.request.pullId().value()
+            + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
+            + " the one connection: ending the session so the server reclaims what it leased");
   }
 
   private void close(PendingPull p) {
@@ -307,10 +336,13 @@ final class PullLoop {
     final SessionLease lease;
     final PullRequest request;
     final long sentAt;
+
     /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
     final boolean longPoll;
+
     /** Some try's outcome was unknown: the server may have applied it (leased offers). */
     boolean mayHaveReachedServer;
+
     CompletableFuture<Answer<PullResponse>> future;
 
     PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {

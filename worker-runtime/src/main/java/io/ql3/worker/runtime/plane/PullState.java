@@ -23,19 +23,23 @@ enum PullState {
   IDLE,
   /** A try is on the wire; its answer is harvested by a later step. */
   ON_THE_WIRE,
-  /** Kept for a byte-identical resend (same pullId) once its backoff passed and its session may pull. */
+  /**
+   * Kept for a byte-identical resend (same pullId) once its backoff passed and its session may
+   * pull.
+   */
   AWAITING_RESEND,
   /**
-   * A long poll that may have reached the server, whose resend would go out on http/1.1: only an
-   * h2 connection can learn its answer; abandoned (the session ends) once nothing else is held.
+   * A long poll that may have reached the server, whose resend would go out on http/1.1: only an h2
+   * connection can learn its answer; abandoned (the session ends) once nothing else is held.
    */
   BLOCKED_ON_HTTP1;
 
-  private static final Map<PullState, Set<PullState>> ALLOWED = Map.of(
-      IDLE, EnumSet.of(ON_THE_WIRE),
-      ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1),
-      AWAITING_RESEND, EnumSet.of(ON_THE_WIRE, IDLE),
-      BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE));
+  private static final Map<PullState, Set<PullState>> ALLOWED =
+      Map.of(
+          IDLE, EnumSet.of(ON_THE_WIRE),
+          ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1),
+          AWAITING_RESEND, EnumSet.of(ON_THE_WIRE, IDLE),
+          BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE));
 
   /** Moves to {@code next} when the table allows it; throws otherwise (a bug). */
   PullState to(PullState next) {

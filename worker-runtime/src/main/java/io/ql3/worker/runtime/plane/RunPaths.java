@@ -22,6 +22,7 @@ final class RunPaths {
   private final Path logs;
   private final int keptLogs;
   private boolean logsReady;
+
   /** Clean-ups since the logs directory was last listed. */
   private int sinceListing;
 
@@ -58,8 +59,8 @@ final class RunPaths {
 
   /**
    * Keeps the newest {@code keptLogs} logs, pruning in batches: the directory is listed once every
-   * {@code keptLogs} clean-ups (a listing per settled run was 7 % of the cadence thread at
-   * 300 runs/s), and pruned when it holds more than twice that; so it holds at most three times.
+   * {@code keptLogs} clean-ups (a listing per settled run was 7 % of the cadence thread at 300
+   * runs/s), and pruned when it holds more than twice that; so it holds at most three times.
    */
   private void pruneLogs() {
     if (++sinceListing < Math.max(1, keptLogs)) {
@@ -96,14 +97,16 @@ final class RunPaths {
     }
   }
 
-  /** Deepest directory level removed; a deeper tree is left (and logged by nobody: it is the run's). */
+  /**
+   * Deepest directory level removed; a deeper tree is left (and logged by nobody: it is the run's).
+   */
   private static final int MAX_DEPTH = 256;
 
   /**
    * Removes a run's tree relative to open directory handles ({@code openat}/{@code unlinkat}
-   * through {@link SecureDirectoryStream}), never following a link: a process of the run that
-   * swaps a directory for a symlink meanwhile cannot make the agent delete outside the tree.
-   * What cannot be removed (a directory the run made unreadable) is left, the rest goes on.
+   * through {@link SecureDirectoryStream}), never following a link: a process of the run that swaps
+   * a directory for a symlink meanwhile cannot make the agent delete outside the tree. What cannot
+   * be removed (a directory the run made unreadable) is left, the rest goes on.
    */
   private static void deleteTree(Path dir) {
     if (!Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
@@ -121,8 +124,11 @@ final class RunPaths {
   private static void deleteEntry(SecureDirectoryStream<Path> parent, Path name, int depth) {
     boolean directory;
     try {
-      directory = parent.getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
-          .readAttributes().isDirectory();
+      directory =
+          parent
+              .getFileAttributeView(name, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS)
+              .readAttributes()
+              .isDirectory();
     } catch (IOException e) {
       return;
     }
@@ -135,7 +141,8 @@ final class RunPaths {
       return;
     }
     if (depth < MAX_DEPTH) {
-      try (SecureDirectoryStream<Path> child = parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
+      try (SecureDirectoryStream<Path> child =
+          parent.newDirectoryStream(name, LinkOption.NOFOLLOW_LINKS)) {
         List<Path> names = new ArrayList<>();
         for (Path p : child) {
           names.add(p.getFileName());

@@ -4,9 +4,9 @@ import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.SessionId;
 
 /**
- * What the coordinator knows about its session, shared by its parts ({@link RequestPlanner},
- * {@link SessionAnswerHandler}), and the one checked way the state moves ({@link #move}): every
- * move is allowed by {@link SessionState#canMoveTo} and told to the listener. Cadence thread only.
+ * What the coordinator knows about its session, shared by its parts ({@link RequestPlanner}, {@link
+ * SessionAnswerHandler}), and the one checked way the state moves ({@link #move}): every move is
+ * allowed by {@link SessionState#canMoveTo} and told to the listener. Cadence thread only.
  */
 final class CurrentSession {
   final SessionListener listener;
@@ -16,18 +16,28 @@ final class CurrentSession {
   SessionId sessionId;
   long generation;
   long version;
+
   /** The highest generation this worker held (journal, then register answers); null: none yet. */
   Long highestGeneration;
+
   long heartbeatIntervalMs;
+
   /** The session request not settled yet, or null. */
   PendingRequest pending;
+
   boolean registerRequested;
+
   /** Our credentials were refused since the last accepted session request. */
   boolean credentialsRefused;
-  /** A completion of this session was refused as a client bug: no more pulls under it (section 6). */
+
+  /**
+   * A completion of this session was refused as a client bug: no more pulls under it (section 6).
+   */
   boolean pullsStopped;
+
   /** The time of the latest step or operation (for backoffs decided outside a step). */
   long lastNow;
+
   boolean drainRequested;
   boolean offlineRequested;
   String lastProblem = "";
@@ -73,7 +83,8 @@ final class CurrentSession {
       return;
     }
     if (!prev.canMoveTo(next)) {
-      throw new IllegalStateException("session state " + prev + " cannot move to " + next + " (" + why + ")");
+      throw new IllegalStateException(
+          "session state " + prev + " cannot move to " + next + " (" + why + ")");
     }
     state = next;
     if (next == SessionState.FENCED || next == SessionState.EXPIRED) {

@@ -10,17 +10,19 @@ import io.ql3.worker.runtime.answer.Answers;
 import java.util.concurrent.CompletableFuture;
 
 /**
- * The one session request that is not settled yet. Its record never changes, so every try sends
- * the same canonical bytes. It remembers when the earliest try that may have reached the server
- * was sent (the lease runs from there: a try refused unsent does not count) and whether some try's
+ * The one session request that is not settled yet. Its record never changes, so every try sends the
+ * same canonical bytes. It remembers when the earliest try that may have reached the server was
+ * sent (the lease runs from there: a try refused unsent does not count) and whether some try's
  * outcome was unknown (the server may have applied it).
  */
 final class PendingRequest {
   final Operation op;
   final Object request;
   final SessionId session;
+
   /** When the current try was handed to the transport. */
   private long tryAt;
+
   private long leaseBase = -1;
   private boolean mayHaveBeenApplied;
   private CompletableFuture<? extends Answer<?>> future;
@@ -54,8 +56,8 @@ final class PendingRequest {
   }
 
   /**
-   * The answer of the try on the wire once it arrived (the try is then over), else null. A
-   * future that failed is a handled answer ({@link Answers#of}), never an exception.
+   * The answer of the try on the wire once it arrived (the try is then over), else null. A future
+   * that failed is a handled answer ({@link Answers#of}), never an exception.
    */
   Answer<?> takeAnswer() {
     if (future == null || !future.isDone()) {

@@ -23,7 +23,8 @@ final class RequestPlanner {
   private final Uuid7Generator ids;
   private final CurrentSession s;
 
-  RequestPlanner(Capability capability, SessionInputs inputs, Uuid7Generator ids, CurrentSession facts) {
+  RequestPlanner(
+      Capability capability, SessionInputs inputs, Uuid7Generator ids, CurrentSession facts) {
     this.capability = capability;
     this.inputs = inputs;
     this.ids = ids;
@@ -48,7 +49,9 @@ final class RequestPlanner {
     }
     int max = capability.limits().maxConcurrentRuns();
     if (s.offlineRequested
-        && (state == SessionState.DRAINING || state == SessionState.ACTIVE || state == SessionState.SUSPENDED)) {
+        && (state == SessionState.DRAINING
+            || state == SessionState.ACTIVE
+            || state == SessionState.SUSPENDED)) {
       if (state != SessionState.DRAINING) {
         // Always go through draining: it tells the server to stop offering before we leave.
         return transition(SessionStatus.ACTIVE, SessionStatus.DRAINING, max);
@@ -62,7 +65,8 @@ final class RequestPlanner {
       boolean draining = state == SessionState.DRAINING;
       // No slots while draining, nor once pulls stopped for a client bug: never advertise capacity
       // this session will not pull.
-      int slots = draining || s.drainRequested || s.pullsStopped ? 0 : clampSlots(inputs.availableSlots());
+      int slots =
+          draining || s.drainRequested || s.pullsStopped ? 0 : clampSlots(inputs.availableSlots());
       RunCounts runs = inputs.runCounts();
       HeartbeatRequest hb =
           new HeartbeatRequest(
@@ -77,7 +81,8 @@ final class RequestPlanner {
   }
 
   private PendingRequest transition(SessionStatus from, SessionStatus to, int max) {
-    TransitionRequest t = new TransitionRequest(new Capacity(0, max), from, s.generation, to, s.version);
+    TransitionRequest t =
+        new TransitionRequest(new Capacity(0, max), from, s.generation, to, s.version);
     return new PendingRequest(Operation.TRANSITION, t, s.sessionId);
   }
 

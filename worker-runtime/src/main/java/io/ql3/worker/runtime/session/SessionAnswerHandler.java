@@ -16,12 +16,11 @@ import io.ql3.worker.runtime.answer.Reactions;
 import java.util.Optional;
 
 /**
- * Applies the answer of the pending session request (register, heartbeat or transition) as
- * {@link Reactions}' table says. A 200 answer is drift-checked before anything of it is used; the
- * lease runs from the send time of the earliest try that may have reached the server; the record
- * of a try that may have been applied is kept (same bytes) until that operation gets a definite
- * answer, a credential refusal included. An answer for a session that ended meanwhile changes
- * nothing.
+ * Applies the answer of the pending session request (register, heartbeat or transition) as {@link
+ * Reactions}' table says. A 200 answer is drift-checked before anything of it is used; the lease
+ * runs from the send time of the earliest try that may have reached the server; the record of a try
+ * that may have been applied is kept (same bytes) until that operation gets a definite answer, a
+ * credential refusal included. An answer for a session that ended meanwhile changes nothing.
  */
 final class SessionAnswerHandler {
   private final CurrentSession s;
@@ -75,8 +74,13 @@ final class SessionAnswerHandler {
         timers.leaseFrom(o.leaseBase(), resp.leaseTtlMs());
         timers.heartbeatAfter(now, s.heartbeatIntervalMs);
         s.listener.registered(s.sessionId, s.generation);
-        s.move(SessionState.ACTIVE, "registered generation " + s.generation
-            + resp.replacedSession().map(p -> ", fenced previous session " + p.sessionId().value()).orElse(""));
+        s.move(
+            SessionState.ACTIVE,
+            "registered generation "
+                + s.generation
+                + resp.replacedSession()
+                    .map(p -> ", fenced previous session " + p.sessionId().value())
+                    .orElse(""));
       }
       case RESEND -> {
         if (s.drainRequested) {
@@ -93,8 +97,13 @@ final class SessionAnswerHandler {
         timers.backOff(now);
         s.move(SessionState.NONE, s.lastProblem);
       }
-      case SUSPEND, FENCE, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
-          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+      case SUSPEND,
+          FENCE,
+          REPLAN_FOR_HTTP1,
+          SETTLE_SUPERSEDED,
+          SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no register reaction " + reaction);
     }
   }
@@ -140,8 +149,12 @@ final class SessionAnswerHandler {
       }
       case RESEND -> retryLater(now, answer, o.op);
       case FENCE -> fenceBy(o.op, answer);
-      case REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
-          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+      case REGISTER_AGAIN,
+          REPLAN_FOR_HTTP1,
+          SETTLE_SUPERSEDED,
+          SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no heartbeat reaction " + reaction);
     }
   }
@@ -177,8 +190,12 @@ final class SessionAnswerHandler {
         s.listener.requestFailed("transition", answer.toString());
       }
       case FENCE -> fenceBy(o.op, answer);
-      case REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE,
-          SETTLE_UNDELIVERABLE_STOP_PULLING, RESEND_AND_FAIL_CLOSED ->
+      case REGISTER_AGAIN,
+          REPLAN_FOR_HTTP1,
+          SETTLE_SUPERSEDED,
+          SETTLE_UNDELIVERABLE,
+          SETTLE_UNDELIVERABLE_STOP_PULLING,
+          RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no transition reaction " + reaction);
     }
   }
@@ -190,9 +207,9 @@ final class SessionAnswerHandler {
   }
 
   /**
-   * Credentials refused: try again at the next due time (at once when a credential file
-   * changes). A record some earlier try of which may have been applied is kept, so the retry
-   * sends its identical bytes; otherwise it is built afresh then.
+   * Credentials refused: try again at the next due time (at once when a credential file changes). A
+   * record some earlier try of which may have been applied is kept, so the retry sends its
+   * identical bytes; otherwise it is built afresh then.
    */
   private void suspend(long now, PendingRequest o, Answer<?> answer) {
     s.lastProblem = o.op.wireName() + ": " + answer;
@@ -216,15 +233,23 @@ final class SessionAnswerHandler {
       return;
     }
     s.lastProblem = op.wireName() + ": " + answer;
-    s.move(SessionState.FENCED, answer.kind() == AnswerKind.FENCED ? "fenced by the server: " + s.lastProblem
-        : "refused as a client bug, failing closed: " + s.lastProblem);
+    s.move(
+        SessionState.FENCED,
+        answer.kind() == AnswerKind.FENCED
+            ? "fenced by the server: " + s.lastProblem
+            : "refused as a client bug, failing closed: " + s.lastProblem);
   }
 
-  /** Keeps the pending record for a byte-identical resend after a backoff (or the capped retry-after). */
+  /**
+   * Keeps the pending record for a byte-identical resend after a backoff (or the capped
+   * retry-after).
+   */
   private void retryLater(long now, Answer<?> answer, Operation op) {
     long delay = timers.nextBackoffNanos();
     if (answer.retryAfter().isPresent()) {
-      long wait = Reactions.cappedRetryAfter(op, answer.retryAfter().get(), s.heartbeatIntervalMs).toNanos();
+      long wait =
+          Reactions.cappedRetryAfter(op, answer.retryAfter().get(), s.heartbeatIntervalMs)
+              .toNanos();
       delay = Math.max(delay, wait);
       timers.serverAskedToWait(now, wait);
     }

@@ -26,24 +26,24 @@ import java.util.random.RandomGenerator;
  * rule 3). The cadence calls {@link #tick(long)}; shutdown calls {@link #beginDrain()} and, once
  * the execution plane has proven every run settled, {@link #disconnect()}.
  *
- * <p>At most one session request (register, heartbeat or transition) is outstanding at any time.
- * A request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again
- * with the very same record, so its canonical bytes are identical, before anything new is sent.
+ * <p>At most one session request (register, heartbeat or transition) is outstanding at any time. A
+ * request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again with
+ * the very same record, so its canonical bytes are identical, before anything new is sent.
  * Heartbeats are sent only when due ({@code heartbeatIntervalMs} after the last answer). The lease
- * deadline is the monotonic time the earliest try that may have reached the server was sent (a
- * try refused unsent does not count) plus {@code leaseTtlMs}: a conservative local copy of the
- * server's lease; past it the session is {@link SessionState#EXPIRED}. What each answer does is
- * {@link Reactions}' table; the record of a try that may have been applied is kept (same bytes)
- * until that operation gets a definite answer, a credential refusal included.
+ * deadline is the monotonic time the earliest try that may have reached the server was sent (a try
+ * refused unsent does not count) plus {@code leaseTtlMs}: a conservative local copy of the server's
+ * lease; past it the session is {@link SessionState#EXPIRED}. What each answer does is {@link
+ * Reactions}' table; the record of a try that may have been applied is kept (same bytes) until that
+ * operation gets a definite answer, a credential refusal included.
  *
- * <p>The parts, each with one job: {@link RequestPlanner} decides the next request,
- * {@link PendingRequest} holds it (same record, same bytes) until it is settled,
- * {@link SessionAnswerHandler} applies its answer, {@link SessionTimers} holds every wait and
- * {@link CurrentSession} the session's values and its checked state moves. This class is the API
- * over them and what execution answers do to the session.
+ * <p>The parts, each with one job: {@link RequestPlanner} decides the next request, {@link
+ * PendingRequest} holds it (same record, same bytes) until it is settled, {@link
+ * SessionAnswerHandler} applies its answer, {@link SessionTimers} holds every wait and {@link
+ * CurrentSession} the session's values and its checked state moves. This class is the API over them
+ * and what execution answers do to the session.
  *
- * <p>Thread confinement: every method runs on the cadence thread. Transport futures complete on
- * the transport thread; they only wake the cadence, and their results are applied in the next tick.
+ * <p>Thread confinement: every method runs on the cadence thread. Transport futures complete on the
+ * transport thread; they only wake the cadence, and their results are applied in the next tick.
  */
 public final class SessionCoordinator {
   private final IngressClient client;
@@ -55,27 +55,34 @@ public final class SessionCoordinator {
 
   /** The three session operations of the ingress client; the seam the coordinator is tested at. */
   public interface IngressClient {
-    CompletableFuture<Answer<RegisterResponse>> register(SessionId session, RegisterRequest request);
+    CompletableFuture<Answer<RegisterResponse>> register(
+        SessionId session, RegisterRequest request);
 
-    CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId session, HeartbeatRequest request);
+    CompletableFuture<Answer<HeartbeatResponse>> heartbeat(
+        SessionId session, HeartbeatRequest request);
 
-    CompletableFuture<Answer<TransitionResponse>> transition(SessionId session, TransitionRequest request);
+    CompletableFuture<Answer<TransitionResponse>> transition(
+        SessionId session, TransitionRequest request);
 
     /** Adapts the transport's client, counting and timing every call. */
-    static IngressClient of(io.ql3.worker.transport.IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
+    static IngressClient of(
+        io.ql3.worker.transport.IngressClient c, io.ql3.worker.runtime.metrics.TimedCalls timed) {
       return new IngressClient() {
         @Override
-        public CompletableFuture<Answer<RegisterResponse>> register(SessionId s, RegisterRequest r) {
+        public CompletableFuture<Answer<RegisterResponse>> register(
+            SessionId s, RegisterRequest r) {
           return timed.time("register", () -> c.register(s, r));
         }
 
         @Override
-        public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
+        public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(
+            SessionId s, HeartbeatRequest r) {
           return timed.time("heartbeat", () -> c.heartbeat(s, r));
         }
 
         @Override
-        public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+        public CompletableFuture<Answer<TransitionResponse>> transition(
+            SessionId s, TransitionRequest r) {
           return timed.time("transition", () -> c.transition(s, r));
         }
       };
@@ -101,8 +108,12 @@ public final class SessionCoordinator {
     this.wake = Objects.requireNonNull(wake);
     this.timers = new SessionTimers(new Backoff(retryBase, retryMax, random::nextDouble));
     this.s = new CurrentSession(Objects.requireNonNull(listener), timers);
-    this.planner = new RequestPlanner(Objects.requireNonNull(capability), Objects.requireNonNull(inputs),
-        Objects.requireNonNull(ids), s);
+    this.planner =
+        new RequestPlanner(
+            Objects.requireNonNull(capability),
+            Objects.requireNonNull(inputs),
+            Objects.requireNonNull(ids),
+            s);
     this.answers = new SessionAnswerHandler(s);
   }
 
@@ -110,14 +121,16 @@ public final class SessionCoordinator {
 
   /**
    * Registers a new session (a fresh UUIDv7) with the canonical capability and the oracle's
-   * capacity. Allowed with no session, or after the previous one ended (fenced or expired) AND
-   * the caller has settled every run of it: the coordinator cannot see runs, the caller must.
+   * capacity. Allowed with no session, or after the previous one ended (fenced or expired) AND the
+   * caller has settled every run of it: the coordinator cannot see runs, the caller must.
    */
   public void register(long now) {
     if (s.state == SessionState.REGISTERING || s.registerRequested) {
       return; // already on its way
     }
-    if (s.state != SessionState.NONE && s.state != SessionState.FENCED && s.state != SessionState.EXPIRED) {
+    if (s.state != SessionState.NONE
+        && s.state != SessionState.FENCED
+        && s.state != SessionState.EXPIRED) {
       throw new IllegalStateException("register in state " + s.state);
     }
     if (s.drainRequested) {
@@ -144,8 +157,8 @@ public final class SessionCoordinator {
    * Starts draining: the next request is {@code active → draining} with 0 capacity. Pulls stop at
    * once ({@link #pullPermit(long)} is empty from now on). Idempotent. Shutdown while registering
    * with the register not on the wire ends at once: no session is held, nothing to drain. A
-   * register on the wire is awaited (its deadline bounds it): an answer that registers the
-   * session is drained and taken offline as usual.
+   * register on the wire is awaited (its deadline bounds it): an answer that registers the session
+   * is drained and taken offline as usual.
    */
   public void beginDrain() {
     s.drainRequested = true;
@@ -186,8 +199,8 @@ public final class SessionCoordinator {
   }
 
   /**
-   * What an execution answer (pull or complete) does to the session, by {@link Reactions}' table:
-   * a fence or a drift ends it, a credential refusal suspends pulling while heartbeats go on, a
+   * What an execution answer (pull or complete) does to the session, by {@link Reactions}' table: a
+   * fence or a drift ends it, a credential refusal suspends pulling while heartbeats go on, a
    * completion refused as a client bug stops pulling for the rest of the session.
    */
   public void executionAnswered(Operation op, Answer<?> answer) {
@@ -201,8 +214,11 @@ public final class SessionCoordinator {
         if (answer instanceof Answer.Refusal<?> r && r.kind() == AnswerKind.DRIFT) {
           s.listener.drifted(r.drift());
         }
-        s.move(SessionState.FENCED, answer.kind() == AnswerKind.FENCED ? "fenced by the server: " + what
-            : "failing closed: " + what);
+        s.move(
+            SessionState.FENCED,
+            answer.kind() == AnswerKind.FENCED
+                ? "fenced by the server: " + what
+                : "failing closed: " + what);
       }
       case RESEND_AND_FAIL_CLOSED -> {
         s.lastProblem = "failing closed: " + what;
@@ -222,7 +238,12 @@ public final class SessionCoordinator {
         s.lastProblem = "pulling stopped: " + what;
         s.pullsStopped = true;
       }
-      case APPLY, RESEND, REGISTER_AGAIN, REPLAN_FOR_HTTP1, SETTLE_SUPERSEDED, SETTLE_UNDELIVERABLE -> {
+      case APPLY,
+          RESEND,
+          REGISTER_AGAIN,
+          REPLAN_FOR_HTTP1,
+          SETTLE_SUPERSEDED,
+          SETTLE_UNDELIVERABLE -> {
         // the session is not concerned
       }
     }
@@ -253,17 +274,18 @@ public final class SessionCoordinator {
   /**
    * The monotonic clock missed {@code lostNanos} (a suspend; {@link
    * io.ql3.worker.runtime.cadence.ClockGapDetector}): the server's lease ran that much more than
-   * ours. The local lease deadline moves that much earlier (past it the session expires as
-   * usual), a heartbeat is due at once, and pulls wait until a heartbeat sent from now on is
-   * accepted.
+   * ours. The local lease deadline moves that much earlier (past it the session expires as usual),
+   * a heartbeat is due at once, and pulls wait until a heartbeat sent from now on is accepted.
    */
   public void clockGap(long lostNanos, long now) {
     if (!s.state.isLive()) {
       return;
     }
     timers.clockGap(lostNanos, now);
-    s.lastProblem = "the monotonic clock missed " + lostNanos / SessionTimers.NANOS_PER_MS
-        + " ms (suspended?): lease re-validated";
+    s.lastProblem =
+        "the monotonic clock missed "
+            + lostNanos / SessionTimers.NANOS_PER_MS
+            + " ms (suspended?): lease re-validated";
     s.expireIfPast(now);
   }
 
@@ -273,9 +295,14 @@ public final class SessionCoordinator {
     return s.state;
   }
 
-  /** The session pulls run under, when pulling is allowed now: active, lease valid, not draining. */
+  /**
+   * The session pulls run under, when pulling is allowed now: active, lease valid, not draining.
+   */
   public Optional<SessionLease> pullPermit(long now) {
-    if (s.state != SessionState.ACTIVE || s.drainRequested || s.pullsStopped || timers.leasePassed(now)
+    if (s.state != SessionState.ACTIVE
+        || s.drainRequested
+        || s.pullsStopped
+        || timers.leasePassed(now)
         || timers.leaseUnconfirmed()) {
       return Optional.empty();
     }

@@ -17,8 +17,10 @@ final class SessionTimers {
   private final Deadline lease = new Deadline();
   private final Deadline heartbeatAt = new Deadline();
   private final Deadline notBefore = new Deadline();
+
   /** A server's retry-after (429/503): no session request before it, whatever else happens. */
   private final Deadline retryAfterUntil = new Deadline();
+
   /** Set by a clock gap: no pull until a heartbeat sent at or after it is accepted. */
   private final Deadline leaseToConfirmFrom = new Deadline();
 
@@ -82,13 +84,17 @@ final class SessionTimers {
     retryAfterUntil.clear();
   }
 
-  /** A credential file changed: the backoff and the heartbeat wait are dropped (retry-after stays). */
+  /**
+   * A credential file changed: the backoff and the heartbeat wait are dropped (retry-after stays).
+   */
   void retryAtOnce() {
     notBefore.clear();
     heartbeatAt.clear();
   }
 
-  /** The ticker missed {@code lostNanos}: the lease is that much shorter, a heartbeat is due now. */
+  /**
+   * The ticker missed {@code lostNanos}: the lease is that much shorter, a heartbeat is due now.
+   */
   void clockGap(long lostNanos, long now) {
     lease.earlier(lostNanos);
     heartbeatAt.set(now);
@@ -100,7 +106,10 @@ final class SessionTimers {
     return leaseToConfirmFrom.isSet();
   }
 
-  /** A heartbeat sent at {@code sentAt} was accepted: if sent after the gap, the lease is known again. */
+  /**
+   * A heartbeat sent at {@code sentAt} was accepted: if sent after the gap, the lease is known
+   * again.
+   */
   void heartbeatAccepted(long sentAt) {
     if (leaseToConfirmFrom.reached(sentAt)) {
       leaseToConfirmFrom.clear();

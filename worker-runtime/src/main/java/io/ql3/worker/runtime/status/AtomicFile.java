@@ -14,16 +14,17 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.util.Set;
 
 /**
- * Replaces a small file atomically: a reader sees the old content or the new one, never a mix.
- * Used for the status file and the Prometheus text file, which other processes read at any time.
+ * Replaces a small file atomically: a reader sees the old content or the new one, never a mix. Used
+ * for the status file and the Prometheus text file, which other processes read at any time.
  *
- * <p>Write a temporary file in the same directory, rename it over the target. A durable file
- * also forces the data before the rename and the directory after it, so the new content survives
- * a power cut; the status and metrics files are not durable on purpose: they are rewritten every
- * few seconds and an fsync each time would wear the flash storage of small devices for nothing.
+ * <p>Write a temporary file in the same directory, rename it over the target. A durable file also
+ * forces the data before the rename and the directory after it, so the new content survives a power
+ * cut; the status and metrics files are not durable on purpose: they are rewritten every few
+ * seconds and an fsync each time would wear the flash storage of small devices for nothing.
  */
 public final class AtomicFile {
-  private static final Set<PosixFilePermission> MODE_0640 = PosixFilePermissions.fromString("rw-r-----");
+  private static final Set<PosixFilePermission> MODE_0640 =
+      PosixFilePermissions.fromString("rw-r-----");
   private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
   private final Path target;
@@ -45,12 +46,13 @@ public final class AtomicFile {
 
   /**
    * Writes {@code content} as the new file content (mode 0640: the agent's user and group, not a
-   * run). The temporary file has an unpredictable name and is created new without following a
-   * link, so nobody can plant a file or a symlink at its name.
+   * run). The temporary file has an unpredictable name and is created new without following a link,
+   * so nobody can plant a file or a symlink at its name.
    */
   public void replace(byte[] content) throws IOException {
     Path temp =
-        target.resolveSibling("." + target.getFileName() + "." + Long.toHexString(RANDOM.nextLong()) + ".tmp");
+        target.resolveSibling(
+            "." + target.getFileName() + "." + Long.toHexString(RANDOM.nextLong()) + ".tmp");
     try {
       write(temp, content);
     } catch (IOException | RuntimeException e) {

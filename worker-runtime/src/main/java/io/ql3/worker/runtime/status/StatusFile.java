@@ -45,7 +45,11 @@ public final class StatusFile {
     Map<String, Object> out = new java.util.TreeMap<>();
     for (Map.Entry<String, JsonValue> e : o.members().entrySet()) {
       JsonValue x = e.getValue();
-      out.put(e.getKey(), x instanceof JsonString str ? str.value() : x instanceof JsonNumber n ? (Object) n.value() : null);
+      out.put(
+          e.getKey(),
+          x instanceof JsonString str
+              ? str.value()
+              : x instanceof JsonNumber n ? (Object) n.value() : null);
     }
     return out;
   }
@@ -87,5 +91,4 @@ public final class StatusFile {
   private static JsonValue num(long n) {
     return new JsonNumber(Math.max(0, n));
   }
-
 }

@@ -3,8 +3,8 @@ package io.ql3.worker.runtime.status;
 import java.time.Instant;
 
 /**
- * What the running agent tells operators through its status file, rewritten atomically about once
- * a second. Holds no credential: only the certificate's days to expiry.
+ * What the running agent tells operators through its status file, rewritten atomically about once a
+ * second. Holds no credential: only the certificate's days to expiry.
  *
  * @param sessionState the coordinator's state ({@code active}, {@code draining}, {@code fenced}…)
  * @param capacityLimitedBy the oracle rule that decided the published slots
@@ -36,7 +36,8 @@ public record StatusSnapshot(
   /** Before any session exists (e.g. waiting for credentials): only who, where and why. */
   public static StatusSnapshot beforeSession(
       Instant at, long pid, String workerId, String profile, String phase, String problem) {
-    return new StatusSnapshot(at, pid, workerId, profile, phase, null, 0, 0, "none", 0, 0, 0, 0, "none", 0, 0,
-        null, 0, 0, problem, null);
+    return new StatusSnapshot(
+        at, pid, workerId, profile, phase, null, 0, 0, "none", 0, 0, 0, 0, "none", 0, 0, null, 0, 0,
+        problem, null);
   }
 }

@@ -7,8 +7,8 @@ import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 
 /**
- * An unbound {@code AF_UNIX}/{@code SOCK_DGRAM} socket from Netty's native epoll library, sending to
- * the {@code NOTIFY_SOCKET} path. Pure Java (17..25) cannot: its Unix-domain channels are stream
+ * An unbound {@code AF_UNIX}/{@code SOCK_DGRAM} socket from Netty's native epoll library, sending
+ * to the {@code NOTIFY_SOCKET} path. Pure Java (17..25) cannot: its Unix-domain channels are stream
  * only. Netty's {@link Socket} is used directly, not an {@code EpollDomainDatagramChannel}: one
  * {@code sendto(2)} per notification on the caller's thread needs no event loop (no extra thread,
  * no selector) — the same native library, a smaller footprint on edge boards.
@@ -31,8 +31,8 @@ final class EpollNotifySocket implements Notifier {
    * Opens the socket. {@code path} is {@code NOTIFY_SOCKET}: a file system path, or {@code @name}
    * for the abstract namespace.
    *
-   * @throws Throwable whatever the native library throws when it cannot load (an
-   *     {@link UnsatisfiedLinkError}, an {@link IOException}…); the caller turns it into a no-op
+   * @throws Throwable whatever the native library throws when it cannot load (an {@link
+   *     UnsatisfiedLinkError}, an {@link IOException}…); the caller turns it into a no-op
    */
   static EpollNotifySocket open(String path) throws Throwable {
     Epoll.ensureAvailability();

@@ -7,20 +7,21 @@ package io.ql3.worker.runtime.systemd;
  */
 public interface Notifier extends AutoCloseable {
   /** Outside systemd (no {@code NOTIFY_SOCKET}) or when the native library did not load. */
-  Notifier NONE = new Notifier() {
-    @Override
-    public boolean send(String state) {
-      return false;
-    }
+  Notifier NONE =
+      new Notifier() {
+        @Override
+        public boolean send(String state) {
+          return false;
+        }
 
-    @Override
-    public String describe() {
-      return "none";
-    }
+        @Override
+        public String describe() {
+          return "none";
+        }
 
-    @Override
-    public void close() {}
-  };
+        @Override
+        public void close() {}
+      };
 
   /**
    * Sends one datagram of newline-separated {@code KEY=VALUE} assignments; true when the kernel

@@ -20,13 +20,19 @@ final class SystemdNotify {
     } catch (Throwable t) {
       // UnsatisfiedLinkError/NoClassDefFoundError where Netty has no native library for this
       // machine: the agent runs on, systemd sees no readiness (see docs/install.md).
-      problems.report("NOTIFY_SOCKET=" + notifySocket + " is set but cannot be used (" + t
-          + "); no readiness, status or watchdog notifications will be sent");
+      problems.report(
+          "NOTIFY_SOCKET="
+              + notifySocket
+              + " is set but cannot be used ("
+              + t
+              + "); no readiness, status or watchdog notifications will be sent");
       return Notifier.NONE;
     }
   }
 
-  /** {@code WATCHDOG_USEC} when it is meant for this process ({@code WATCHDOG_PID} unset or ours). */
+  /**
+   * {@code WATCHDOG_USEC} when it is meant for this process ({@code WATCHDOG_PID} unset or ours).
+   */
   static Duration watchdog(Map<String, String> env, long pid, SystemdService.Problems problems) {
     String usec = env.get("WATCHDOG_USEC");
     if (usec == null || usec.isEmpty()) {
@@ -44,7 +50,8 @@ final class SystemdNotify {
     } catch (NumberFormatException e) {
       // reported below
     }
-    problems.report("WATCHDOG_USEC=" + usec + " is not a positive number of microseconds; no watchdog pings");
+    problems.report(
+        "WATCHDOG_USEC=" + usec + " is not a positive number of microseconds; no watchdog pings");
     return Duration.ZERO;
   }
 }

@@ -6,13 +6,14 @@ import java.util.Objects;
 
 /**
  * The agent's side of {@code Type=notify} (sd_notify(3)): readiness once, {@code STATUS=} when it
- * changes, {@code STOPPING=1} at drain and {@code WATCHDOG=1} pings. Outside systemd every call is a
- * no-op.
+ * changes, {@code STOPPING=1} at drain and {@code WATCHDOG=1} pings. Outside systemd every call is
+ * a no-op.
  *
- * <p>The watchdog is fed by {@link #progressed(long)}, which the agent calls on its cadence thread at
- * the end of every step that completed: a cadence that hangs (or whose every step throws) stops the
- * pings, and systemd kills and restarts the process after {@code WatchdogSec=}. Pings go at half the
- * interval systemd announced in {@code WATCHDOG_USEC} (as sd_watchdog_enabled(3) recommends).
+ * <p>The watchdog is fed by {@link #progressed(long)}, which the agent calls on its cadence thread
+ * at the end of every step that completed: a cadence that hangs (or whose every step throws) stops
+ * the pings, and systemd kills and restarts the process after {@code WatchdogSec=}. Pings go at
+ * half the interval systemd announced in {@code WATCHDOG_USEC} (as sd_watchdog_enabled(3)
+ * recommends).
  *
  * <p>Not thread-safe except {@link #stopping(String)}: the cadence thread owns it.
  */
@@ -49,12 +50,14 @@ public final class SystemdService implements AutoCloseable {
   }
 
   /**
-   * From the process environment: {@code NOTIFY_SOCKET}, {@code WATCHDOG_USEC} and
-   * {@code WATCHDOG_PID}. Netty's native library is loaded only when {@code NOTIFY_SOCKET} is set.
+   * From the process environment: {@code NOTIFY_SOCKET}, {@code WATCHDOG_USEC} and {@code
+   * WATCHDOG_PID}. Netty's native library is loaded only when {@code NOTIFY_SOCKET} is set.
    */
-  public static SystemdService fromEnvironment(Map<String, String> env, long pid, Problems problems) {
+  public static SystemdService fromEnvironment(
+      Map<String, String> env, long pid, Problems problems) {
     Notifier n = SystemdNotify.open(env.get("NOTIFY_SOCKET"), problems);
-    return new SystemdService(n, n == Notifier.NONE ? Duration.ZERO : SystemdNotify.watchdog(env, pid, problems));
+    return new SystemdService(
+        n, n == Notifier.NONE ? Duration.ZERO : SystemdNotify.watchdog(env, pid, problems));
   }
 
   /** Where a problem of the notification channel is reported (the agent's log). */
@@ -73,7 +76,8 @@ public final class SystemdService implements AutoCloseable {
 
   /** Where notifications go ({@code none} outside systemd). */
   public String describe() {
-    return notifier.describe() + (watchdogEnabled() ? ", watchdog ping every " + Duration.ofNanos(pingEveryNanos) : "");
+    return notifier.describe()
+        + (watchdogEnabled() ? ", watchdog ping every " + Duration.ofNanos(pingEveryNanos) : "");
   }
 
   /** {@code READY=1} with its reason; once (later calls only update the status). */
@@ -91,9 +95,9 @@ public final class SystemdService implements AutoCloseable {
   }
 
   /**
-   * Still starting, for a reason the agent waits out: {@code STATUS=} and
-   * {@code EXTEND_TIMEOUT_USEC=} (systemd keeps the unit "activating" for {@code extendBy} more
-   * instead of failing it at {@code TimeoutStartSec=}). Call again before {@code extendBy} passes.
+   * Still starting, for a reason the agent waits out: {@code STATUS=} and {@code
+   * EXTEND_TIMEOUT_USEC=} (systemd keeps the unit "activating" for {@code extendBy} more instead of
+   * failing it at {@code TimeoutStartSec=}). Call again before {@code extendBy} passes.
    */
   public void waiting(String status, Duration extendBy) {
     if (readiness != Readiness.STARTING) {
@@ -101,7 +105,8 @@ public final class SystemdService implements AutoCloseable {
       return;
     }
     lastStatus = status;
-    notifier.send("EXTEND_TIMEOUT_USEC=" + extendBy.toNanos() / 1000 + "\nSTATUS=" + oneLine(status));
+    notifier.send(
+        "EXTEND_TIMEOUT_USEC=" + extendBy.toNanos() / 1000 + "\nSTATUS=" + oneLine(status));
   }
 
   /** {@code STATUS=} when it differs from the last one sent. */

@@ -50,7 +50,6 @@ class ReactionTableTest {
     {REGISTER, NOT_SENT_ON_HTTP1, RESEND},
     {REGISTER, DRIFT, REGISTER_AGAIN},
     {REGISTER, LOCAL_CREDENTIAL_ERROR, REGISTER_AGAIN},
-
     {HEARTBEAT, SUCCESS, APPLY},
     {HEARTBEAT, CLIENT_BUG, FENCE},
     {HEARTBEAT, CREDENTIAL_REJECTED, SUSPEND},
@@ -62,7 +61,6 @@ class ReactionTableTest {
     {HEARTBEAT, NOT_SENT_ON_HTTP1, RESEND},
     {HEARTBEAT, DRIFT, FENCE},
     {HEARTBEAT, LOCAL_CREDENTIAL_ERROR, SUSPEND},
-
     {TRANSITION, SUCCESS, APPLY},
     {TRANSITION, CLIENT_BUG, FENCE},
     {TRANSITION, CREDENTIAL_REJECTED, SUSPEND},
@@ -74,7 +72,6 @@ class ReactionTableTest {
     {TRANSITION, NOT_SENT_ON_HTTP1, RESEND},
     {TRANSITION, DRIFT, FENCE},
     {TRANSITION, LOCAL_CREDENTIAL_ERROR, SUSPEND},
-
     {PULL, SUCCESS, APPLY},
     {PULL, CLIENT_BUG, FENCE},
     {PULL, CREDENTIAL_REJECTED, SUSPEND},
@@ -86,7 +83,6 @@ class ReactionTableTest {
     {PULL, NOT_SENT_ON_HTTP1, REPLAN_FOR_HTTP1},
     {PULL, DRIFT, FENCE},
     {PULL, LOCAL_CREDENTIAL_ERROR, SUSPEND},
-
     {COMPLETE, SUCCESS, APPLY},
     {COMPLETE, CLIENT_BUG, SETTLE_UNDELIVERABLE_STOP_PULLING},
     {COMPLETE, CREDENTIAL_REJECTED, SUSPEND},
@@ -104,14 +100,18 @@ class ReactionTableTest {
   void everyOperationAndAnswerKindHasItsWrittenOutReaction() {
     Map<Operation, Map<AnswerKind, Reaction>> expected = new EnumMap<>(Operation.class);
     for (Object[] row : ROWS) {
-      Reaction previous = expected.computeIfAbsent((Operation) row[0], k -> new EnumMap<>(AnswerKind.class))
-          .put((AnswerKind) row[1], (Reaction) row[2]);
+      Reaction previous =
+          expected
+              .computeIfAbsent((Operation) row[0], k -> new EnumMap<>(AnswerKind.class))
+              .put((AnswerKind) row[1], (Reaction) row[2]);
       assertThat(previous).as("row listed twice: %s %s", row[0], row[1]).isNull();
     }
     for (Operation op : Operation.values()) {
       for (AnswerKind kind : AnswerKind.values()) {
         assertThat(expected.get(op)).as("a row for %s", op).containsKey(kind);
-        assertThat(Reactions.of(op, kind)).as("%s %s", op, kind).isEqualTo(expected.get(op).get(kind));
+        assertThat(Reactions.of(op, kind))
+            .as("%s %s", op, kind)
+            .isEqualTo(expected.get(op).get(kind));
       }
     }
     assertThat(ROWS.length).isEqualTo(Operation.values().length * AnswerKind.values().length);
@@ -120,11 +120,14 @@ class ReactionTableTest {
   @Test
   void retryAfterIsCappedAtTheHeartbeatIntervalForSessionOperationsAndAtOneMinuteForExecution() {
     Duration day = Duration.ofSeconds(86_400);
-    assertThat(Reactions.cappedRetryAfter(HEARTBEAT, day, 10_000)).isEqualTo(Duration.ofSeconds(10));
-    assertThat(Reactions.cappedRetryAfter(TRANSITION, day, 10_000)).isEqualTo(Duration.ofSeconds(10));
+    assertThat(Reactions.cappedRetryAfter(HEARTBEAT, day, 10_000))
+        .isEqualTo(Duration.ofSeconds(10));
+    assertThat(Reactions.cappedRetryAfter(TRANSITION, day, 10_000))
+        .isEqualTo(Duration.ofSeconds(10));
     assertThat(Reactions.cappedRetryAfter(REGISTER, day, 0)).isEqualTo(Duration.ofSeconds(5));
     assertThat(Reactions.cappedRetryAfter(PULL, day, 10_000)).isEqualTo(Duration.ofSeconds(60));
     assertThat(Reactions.cappedRetryAfter(COMPLETE, day, 10_000)).isEqualTo(Duration.ofSeconds(60));
-    assertThat(Reactions.cappedRetryAfter(HEARTBEAT, Duration.ofSeconds(3), 10_000)).isEqualTo(Duration.ofSeconds(3));
+    assertThat(Reactions.cappedRetryAfter(HEARTBEAT, Duration.ofSeconds(3), 10_000))
+        .isEqualTo(Duration.ofSeconds(3));
   }
 }

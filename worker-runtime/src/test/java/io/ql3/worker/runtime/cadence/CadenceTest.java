@@ -19,7 +19,8 @@ class CadenceTest {
     LinkedBlockingQueue<Long> steps = new LinkedBlockingQueue<>();
     Ticker frozen = () -> 42L;
     List<Throwable> errors = new ArrayList<>();
-    try (Cadence c = new Cadence("test-cadence", NEVER, frozen, steps::add, (t, e) -> errors.add(e))) {
+    try (Cadence c =
+        new Cadence("test-cadence", NEVER, frozen, steps::add, (t, e) -> errors.add(e))) {
       c.start();
       assertThat(steps.poll(10, TimeUnit.SECONDS)).isEqualTo(42L);
       for (int i = 0; i < 5; i++) {

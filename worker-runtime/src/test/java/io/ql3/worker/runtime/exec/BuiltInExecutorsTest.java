@@ -24,8 +24,14 @@ class BuiltInExecutorsTest {
 
   private ExecutionContext context(Duration timeout) {
     return new ExecutionContext(
-        new RunId("demo-1"), 1, "k", Path.of("/nonexistent/work"), Path.of("/nonexistent/log"), timeout,
-        signal, clock);
+        new RunId("demo-1"),
+        1,
+        "k",
+        Path.of("/nonexistent/work"),
+        Path.of("/nonexistent/log"),
+        timeout,
+        signal,
+        clock);
   }
 
   @Test
@@ -47,23 +53,31 @@ class BuiltInExecutorsTest {
     FailExecutor fail = new FailExecutor();
     FailSpec spec = new FailSpec(FailureCategory.PERMANENT, "bad_input");
     fail.validate(spec);
-    ExecutionResult r = fail.prepare(spec, context(Duration.ofSeconds(1))).launch().result().getNow(null);
+    ExecutionResult r =
+        fail.prepare(spec, context(Duration.ofSeconds(1))).launch().result().getNow(null);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(r.failure().category()).isEqualTo(FailureCategory.PERMANENT);
     assertThat(r.failure().code()).isEqualTo("bad_input");
     assertThat(r.exitCode()).isNull();
 
     ExecutionResult t =
-        fail.prepare(new FailSpec(FailureCategory.TRANSIENT, "flaky"), context(Duration.ofSeconds(1)))
-            .launch().result().getNow(null);
+        fail.prepare(
+                new FailSpec(FailureCategory.TRANSIENT, "flaky"), context(Duration.ofSeconds(1)))
+            .launch()
+            .result()
+            .getNow(null);
     assertThat(t.failure().category()).isEqualTo(FailureCategory.TRANSIENT);
     assertThat(t.failure().code()).isEqualTo("flaky");
   }
 
   @Test
   void failSpecCodeIsCheckedByTheContract() {
-    assertThatThrownBy(() -> ExecutorSpec.parse("fail",
-            "{\"category\":\"permanent\",\"code\":\"Bad-Code\"}".getBytes(java.nio.charset.StandardCharsets.UTF_8)))
+    assertThatThrownBy(
+            () ->
+                ExecutorSpec.parse(
+                    "fail",
+                    "{\"category\":\"permanent\",\"code\":\"Bad-Code\"}"
+                        .getBytes(java.nio.charset.StandardCharsets.UTF_8)))
         .isInstanceOf(io.ql3.worker.contract.ContractViolation.class);
   }
 
@@ -83,7 +97,10 @@ class BuiltInExecutorsTest {
 
   @Test
   void sleepLongerThanItsTimeoutFailsTransient() {
-    RunHandle h = new SleepExecutor().prepare(new SleepSpec(60_000), context(Duration.ofMillis(250))).launch();
+    RunHandle h =
+        new SleepExecutor()
+            .prepare(new SleepSpec(60_000), context(Duration.ofMillis(250)))
+            .launch();
     clock.advance(Duration.ofMillis(250));
     ExecutionResult r = h.result().getNow(null);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
@@ -95,7 +112,8 @@ class BuiltInExecutorsTest {
 
   @Test
   void sleepHonoursCancellation() {
-    RunHandle h = new SleepExecutor().prepare(new SleepSpec(60_000), context(Duration.ofHours(1))).launch();
+    RunHandle h =
+        new SleepExecutor().prepare(new SleepSpec(60_000), context(Duration.ofHours(1))).launch();
     clock.advance(Duration.ofMillis(700));
     Failure why = new Failure(FailureCategory.TRANSIENT, "drain_timeout", "agent shutting down");
     signal.cancel(why);
@@ -110,7 +128,8 @@ class BuiltInExecutorsTest {
 
   @Test
   void sleepOfZeroSucceedsAtOnce() {
-    RunHandle h = new SleepExecutor().prepare(new SleepSpec(0), context(Duration.ofSeconds(1))).launch();
+    RunHandle h =
+        new SleepExecutor().prepare(new SleepSpec(0), context(Duration.ofSeconds(1))).launch();
     assertThat(h.result().getNow(null).outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(clock.pendingTasks()).isZero();
   }
@@ -118,21 +137,42 @@ class BuiltInExecutorsTest {
   @Test
   void cancelledBeforeLaunchNeverRuns() {
     signal.cancel();
-    assertThat(new NoopExecutor().prepare(NoopSpec.INSTANCE, context(Duration.ofSeconds(1))).launch().result().getNow(null).outcome())
+    assertThat(
+            new NoopExecutor()
+                .prepare(NoopSpec.INSTANCE, context(Duration.ofSeconds(1)))
+                .launch()
+                .result()
+                .getNow(null)
+                .outcome())
         .isEqualTo(Outcome.CANCELLED);
-    assertThat(new FailExecutor().prepare(new FailSpec(FailureCategory.TRANSIENT, "x"), context(Duration.ofSeconds(1)))
-            .launch().result().getNow(null).outcome())
+    assertThat(
+            new FailExecutor()
+                .prepare(
+                    new FailSpec(FailureCategory.TRANSIENT, "x"), context(Duration.ofSeconds(1)))
+                .launch()
+                .result()
+                .getNow(null)
+                .outcome())
         .isEqualTo(Outcome.CANCELLED);
-    assertThat(new SleepExecutor().prepare(new SleepSpec(10), context(Duration.ofSeconds(1))).launch().result().getNow(null).outcome())
+    assertThat(
+            new SleepExecutor()
+                .prepare(new SleepSpec(10), context(Duration.ofSeconds(1)))
+                .launch()
+                .result()
+                .getNow(null)
+                .outcome())
         .isEqualTo(Outcome.CANCELLED);
     assertThat(clock.pendingTasks()).isZero();
   }
 
   @Test
   void eachExecutorRejectsTheOthersSpecs() {
-    assertThatThrownBy(() -> new NoopExecutor().validate(new SleepSpec(1))).isInstanceOf(SpecRejectedException.class);
-    assertThatThrownBy(() -> new SleepExecutor().validate(NoopSpec.INSTANCE)).isInstanceOf(SpecRejectedException.class);
-    assertThatThrownBy(() -> new FailExecutor().validate(NoopSpec.INSTANCE)).isInstanceOf(SpecRejectedException.class);
+    assertThatThrownBy(() -> new NoopExecutor().validate(new SleepSpec(1)))
+        .isInstanceOf(SpecRejectedException.class);
+    assertThatThrownBy(() -> new SleepExecutor().validate(NoopSpec.INSTANCE))
+        .isInstanceOf(SpecRejectedException.class);
+    assertThatThrownBy(() -> new FailExecutor().validate(NoopSpec.INSTANCE))
+        .isInstanceOf(SpecRejectedException.class);
   }
 
   @Test

@@ -57,19 +57,28 @@ class ExecutorRegistryTest {
     Executor echo = r.find("test-echo").orElseThrow();
     assertThat(echo).isInstanceOf(TestEchoExecutor.class);
 
-    ExecutorSpec good = ExecutorSpec.parse("test-echo", "{\"text\":\"héllo\"}".getBytes(StandardCharsets.UTF_8));
+    ExecutorSpec good =
+        ExecutorSpec.parse("test-echo", "{\"text\":\"héllo\"}".getBytes(StandardCharsets.UTF_8));
     assertThat(good).isInstanceOf(OpaqueSpec.class);
     echo.validate(good);
     ExecutionContext ctx =
         new ExecutionContext(
-            new RunId("echo-1"), 1, "k", tmp.resolve("w"), tmp.resolve("l"), Duration.ofSeconds(1),
-            new CancellationSignal(), new ManualClock());
+            new RunId("echo-1"),
+            1,
+            "k",
+            tmp.resolve("w"),
+            tmp.resolve("l"),
+            Duration.ofSeconds(1),
+            new CancellationSignal(),
+            new ManualClock());
     ExecutionResult result = echo.prepare(good, ctx).launch().result().getNow(null);
     assertThat(result.outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(result.outputTail()).isEqualTo("héllo");
     assertThat(result.outputBytes()).isEqualTo(6);
 
-    ExecutorSpec bad = new OpaqueSpec("test-echo", new JsonValue.JsonObject(Map.of("txt", new JsonValue.JsonString("x"))));
+    ExecutorSpec bad =
+        new OpaqueSpec(
+            "test-echo", new JsonValue.JsonObject(Map.of("txt", new JsonValue.JsonString("x"))));
     assertThatThrownBy(() -> echo.validate(bad)).isInstanceOf(SpecRejectedException.class);
   }
 
@@ -109,8 +118,14 @@ class ExecutorRegistryTest {
   void processNeedsSetsidOnTheHost() {
     ProcessExecutorSettings missing =
         new ProcessExecutorSettings(
-            java.util.Set.of(), 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1), "/usr/bin:/bin", "C.UTF-8",
-            java.util.Set.of(), Path.of("/nonexistent/setsid"));
+            java.util.Set.of(),
+            1 << 20,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            "/usr/bin:/bin",
+            "C.UTF-8",
+            java.util.Set.of(),
+            Path.of("/nonexistent/setsid"));
     assertThatThrownBy(() -> ExecutorRegistry.load(List.of("process"), missing, TEST_LOADER))
         .isInstanceOf(ExecutorConfigurationException.class)
         .hasMessageContaining("/nonexistent/setsid");

@@ -11,7 +11,8 @@ final class ManualClock implements ExecutionClock {
   private static final Instant BASE = Instant.parse("2026-11-29T21:00:00Z");
 
   private final PriorityQueue<Task> tasks =
-      new PriorityQueue<>(Comparator.comparingLong((Task t) -> t.due).thenComparingLong(t -> t.seq));
+      new PriorityQueue<>(
+          Comparator.comparingLong((Task t) -> t.due).thenComparingLong(t -> t.seq));
   private long nanos;
   private long seq;
 

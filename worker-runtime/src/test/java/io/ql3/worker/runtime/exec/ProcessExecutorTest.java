@@ -56,8 +56,14 @@ class ProcessExecutorTest {
   private ExecutionContext context(String runId, Duration timeout, CancellationSignal signal) {
     Path runDir = tmp.resolve("runs").resolve(runId);
     return new ExecutionContext(
-        new RunId(runId), 1, "idem-" + runId, runDir.resolve("work"), runDir.resolve("output.log"),
-        timeout, signal, clock);
+        new RunId(runId),
+        1,
+        "idem-" + runId,
+        runDir.resolve("work"),
+        runDir.resolve("output.log"),
+        timeout,
+        signal,
+        clock);
   }
 
   private ExecutionContext context(String runId) {
@@ -84,8 +90,8 @@ class ProcessExecutorTest {
     return handle.result().get(60, TimeUnit.SECONDS);
   }
 
-  private static ExecutionResult run(ProcessExecutor executor, ProcessSpec spec, ExecutionContext ctx)
-      throws Exception {
+  private static ExecutionResult run(
+      ProcessExecutor executor, ProcessSpec spec, ExecutionContext ctx) throws Exception {
     executor.validate(spec);
     return await(executor.prepare(spec, ctx).launch());
   }
@@ -96,7 +102,8 @@ class ProcessExecutorTest {
   void succeedsWithMergedOutputInTheLogAndLeadsItsOwnProcessGroup() throws Exception {
     ExecutionContext ctx = context("ok-1");
     PreparedRun prepared =
-        executor().prepare(sh("echo out; echo err >&2; echo \"$$ $(cut -d' ' -f5 /proc/$$/stat)\""), ctx);
+        executor()
+            .prepare(sh("echo out; echo err >&2; echo \"$$ $(cut -d' ' -f5 /proc/$$/stat)\""), ctx);
     RunHandle handle = prepared.launch();
     ExecutionResult r = await(handle);
 
@@ -122,14 +129,18 @@ class ProcessExecutorTest {
     program.toFile().setExecutable(true);
     ProcessSpec spec = new ProcessSpec(List.of("-f", "-x"), null, Map.of());
     ExecutionResult r =
-        run(executor(ProcessExecutorSettings.defaults().withPath(bin.toString())), spec, context("dash-f"));
+        run(
+            executor(ProcessExecutorSettings.defaults().withPath(bin.toString())),
+            spec,
+            context("dash-f"));
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(r.outputTail()).isEqualTo("ran " + program + " -x\n");
   }
 
   @Test
   void programRunsWithoutAShellAndArgumentsArriveVerbatim() throws Exception {
-    ProcessSpec spec = new ProcessSpec(List.of("printf", "%s|", "$HOME", "a b", "*", "`id`"), null, Map.of());
+    ProcessSpec spec =
+        new ProcessSpec(List.of("printf", "%s|", "$HOME", "a b", "*", "`id`"), null, Map.of());
     ExecutionResult r = run(executor(), spec, context("argv-1"));
     assertThat(r.outputTail()).isEqualTo("$HOME|a b|*|`id`|");
   }
@@ -138,7 +149,8 @@ class ProcessExecutorTest {
 
   @Test
   void exitCodesMapToOutcomesAndCategories() throws Exception {
-    ProcessExecutor ex = executor(ProcessExecutorSettings.defaults().withPermanentExitCodes(Set.of(3, 64)));
+    ProcessExecutor ex =
+        executor(ProcessExecutorSettings.defaults().withPermanentExitCodes(Set.of(3, 64)));
 
     ExecutionResult zero = run(ex, sh("exit 0"), context("exit-0"));
     assertThat(zero.outcome()).isEqualTo(Outcome.SUCCEEDED);
@@ -164,7 +176,8 @@ class ProcessExecutorTest {
 
   @Test
   void killedBySignalHasNoExitCode() throws Exception {
-    ExecutionResult r = run(executor(), sh("echo before; kill -KILL $$; echo never"), context("sig-1"));
+    ExecutionResult r =
+        run(executor(), sh("echo before; kill -KILL $$; echo never"), context("sig-1"));
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(r.exitCode()).isNull();
     assertThat(r.failure().category()).isEqualTo(FailureCategory.TRANSIENT);
@@ -182,7 +195,10 @@ class ProcessExecutorTest {
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(r.failure().category()).isEqualTo(FailureCategory.TRANSIENT);
     assertThat(r.failure().code()).isEqualTo("task_timeout");
-    assertThat(r.failure().message()).contains("300 ms").contains("SIGTERM").doesNotContain("SIGKILL");
+    assertThat(r.failure().message())
+        .contains("300 ms")
+        .contains("SIGTERM")
+        .doesNotContain("SIGKILL");
     assertThat(r.exitCode()).as("terminated by SIGTERM: no exit status").isNull();
     assertThat(r.durationMs()).isGreaterThanOrEqualTo(300);
     assertThat(r.outputTail()).isEqualTo("started\n");
@@ -193,7 +209,8 @@ class ProcessExecutorTest {
     Path ready = tmp.resolve("ready-graceful");
     CancellationSignal signal = new CancellationSignal();
     ExecutionContext ctx = context("cancel-graceful", LONG, signal);
-    ProcessExecutor ex = executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofSeconds(30)));
+    ProcessExecutor ex =
+        executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofSeconds(30)));
     RunHandle handle =
         ex.prepare(
                 sh(
@@ -207,14 +224,18 @@ class ProcessExecutorTest {
         .as("the output pump thread is named after its run")
         .anyMatch(t -> t.getName().equals("ql3-exec-output-cancel-graceful"));
 
-    signal.cancel(new io.ql3.worker.contract.Failure(FailureCategory.PERMANENT, "cancelled", "cancelRuns"));
+    signal.cancel(
+        new io.ql3.worker.contract.Failure(FailureCategory.PERMANENT, "cancelled", "cancelRuns"));
     ExecutionResult r = await(handle);
 
     assertThat(r.outcome()).isEqualTo(Outcome.CANCELLED);
     assertThat(r.exitCode()).as("the trap exited normally").isEqualTo(3);
     assertThat(r.failure().category()).isEqualTo(FailureCategory.PERMANENT);
     assertThat(r.failure().code()).isEqualTo("cancelled");
-    assertThat(r.failure().message()).startsWith("cancelRuns").contains("SIGTERM").doesNotContain("SIGKILL");
+    assertThat(r.failure().message())
+        .startsWith("cancelRuns")
+        .contains("SIGTERM")
+        .doesNotContain("SIGKILL");
     // (sh may first report its foreground sleep "Terminated": the group got the signal.)
     assertThat(r.outputTail()).endsWith("got-term\n");
   }
@@ -224,7 +245,8 @@ class ProcessExecutorTest {
     Path ready = tmp.resolve("ready-stubborn");
     CancellationSignal signal = new CancellationSignal();
     ExecutionContext ctx = context("cancel-stubborn", LONG, signal);
-    ProcessExecutor ex = executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(300)));
+    ProcessExecutor ex =
+        executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(300)));
     RunHandle handle =
         ex.prepare(
                 sh(
@@ -251,7 +273,8 @@ class ProcessExecutorTest {
     Path marker = tmp.resolve("must-not-exist");
     CancellationSignal signal = new CancellationSignal();
     ExecutionContext ctx = context("cancel-early", LONG, signal);
-    PreparedRun prepared = executor().prepare(sh("echo x > \"$M\"", Map.of("M", marker.toString())), ctx);
+    PreparedRun prepared =
+        executor().prepare(sh("echo x > \"$M\"", Map.of("M", marker.toString())), ctx);
     signal.cancel();
     RunHandle handle = prepared.launch();
     ExecutionResult r = await(handle);
@@ -265,8 +288,10 @@ class ProcessExecutorTest {
   @Test
   void cancellingRightAfterLaunchAlwaysEndsTheRun() throws Exception {
     // The signal may land before the child has called setsid() (no group yet): the lone process
-    // is signalled instead. Whatever the interleaving, every run ends cancelled and nothing lives on.
-    ProcessExecutor ex = executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(500)));
+    // is signalled instead. Whatever the interleaving, every run ends cancelled and nothing lives
+    // on.
+    ProcessExecutor ex =
+        executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(500)));
     for (int i = 0; i < 10; i++) {
       CancellationSignal signal = new CancellationSignal();
       RunHandle handle = ex.prepare(sh("sleep 1000"), context("race-" + i, LONG, signal)).launch();
@@ -283,14 +308,22 @@ class ProcessExecutorTest {
     // group signal finds no group, so only the per-process fallbacks can end the run.
     ProcessExecutorSettings noGroup =
         new ProcessExecutorSettings(
-            Set.of(), 1 << 20, Duration.ofMillis(300), Duration.ofSeconds(5), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/usr/bin/env"));
+            Set.of(),
+            1 << 20,
+            Duration.ofMillis(300),
+            Duration.ofSeconds(5),
+            ProcessExecutorSettings.DEFAULT_PATH,
+            "C.UTF-8",
+            Set.of(),
+            Path.of("/usr/bin/env"));
     Path ready = tmp.resolve("ready-nogroup");
     CancellationSignal signal = new CancellationSignal();
     RunHandle handle =
         executor(noGroup)
             .prepare(
-                sh("trap '' TERM; echo ready > \"$READY\"; while :; do sleep 0.05; done", Map.of("READY", ready.toString())),
+                sh(
+                    "trap '' TERM; echo ready > \"$READY\"; while :; do sleep 0.05; done",
+                    Map.of("READY", ready.toString())),
                 context("nogroup-1", LONG, signal))
             .launch();
     awaitFile(ready);
@@ -312,14 +345,19 @@ class ProcessExecutorTest {
     ExecutionContext ctx = context("gc-exit");
     // The grandchild inherits the output pipe and outlives the leader.
     ExecutionResult r =
-        run(executor(), sh("sleep 1000 & echo $! > \"$GC\"; echo leader-done", Map.of("GC", gc.toString())), ctx);
+        run(
+            executor(),
+            sh("sleep 1000 & echo $! > \"$GC\"; echo leader-done", Map.of("GC", gc.toString())),
+            ctx);
     long grandchild = Long.parseLong(awaitFile(gc));
 
     assertThat(r.outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(r.outputTail()).isEqualTo("leader-done\n");
     // SIGKILL went to the group before the result completed; the kernel finishes it off at once
     // (a sleep 1000 that dies within the bound was killed, it did not end by itself).
-    assertThat(ChildProcesses.awaitNotRunning(grandchild)).as("grandchild %d is dead", grandchild).isTrue();
+    assertThat(ChildProcesses.awaitNotRunning(grandchild))
+        .as("grandchild %d is dead", grandchild)
+        .isTrue();
   }
 
   @Test
@@ -328,7 +366,8 @@ class ProcessExecutorTest {
     Path ready = tmp.resolve("gc-cancel.ready");
     CancellationSignal signal = new CancellationSignal();
     ExecutionContext ctx = context("gc-cancel", LONG, signal);
-    ProcessExecutor ex = executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofSeconds(30)));
+    ProcessExecutor ex =
+        executor(ProcessExecutorSettings.defaults().withKillGrace(Duration.ofSeconds(30)));
     RunHandle handle =
         ex.prepare(
                 sh(
@@ -348,7 +387,9 @@ class ProcessExecutorTest {
     // The leader died of SIGTERM well before the 30 s grace; the grandchild that ignores SIGTERM
     // was SIGKILLed with the rest of the group when the leader exited.
     assertThat(r.failure().message()).doesNotContain("grace");
-    assertThat(ChildProcesses.awaitNotRunning(stubborn)).as("grandchild %d is dead", stubborn).isTrue();
+    assertThat(ChildProcesses.awaitNotRunning(stubborn))
+        .as("grandchild %d is dead", stubborn)
+        .isTrue();
   }
 
   @Test
@@ -385,10 +426,18 @@ class ProcessExecutorTest {
     Path runDir = tmp.resolve("runs/env-1");
     ExecutionContext ctx =
         new ExecutionContext(
-            new RunId("env-1"), 2, "order-42:sha256:abc", runDir.resolve("work"), runDir.resolve("output.log"),
-            LONG, signal, clock);
+            new RunId("env-1"),
+            2,
+            "order-42:sha256:abc",
+            runDir.resolve("work"),
+            runDir.resolve("output.log"),
+            LONG,
+            signal,
+            clock);
     ProcessExecutor ex =
-        executor(ProcessExecutorSettings.defaults().withPassEnvironment(Set.of("TZ", "NOT_SET_ANYWHERE")));
+        executor(
+            ProcessExecutorSettings.defaults()
+                .withPassEnvironment(Set.of("TZ", "NOT_SET_ANYWHERE")));
     ProcessSpec spec =
         new ProcessSpec(List.of("env"), null, Map.of("FOO", "bar baz", "QL3_RUN_ID", "spoofed"));
     ExecutionResult r = run(ex, spec, ctx);
@@ -401,7 +450,15 @@ class ProcessExecutorTest {
     String work = ctx.workDirectory().toRealPath().toString();
     assertThat(env)
         .containsOnlyKeys(
-            "PATH", "HOME", "TMPDIR", "LANG", "TZ", "FOO", "QL3_RUN_ID", "QL3_ATTEMPT", "QL3_IDEMPOTENCY_KEY",
+            "PATH",
+            "HOME",
+            "TMPDIR",
+            "LANG",
+            "TZ",
+            "FOO",
+            "QL3_RUN_ID",
+            "QL3_ATTEMPT",
+            "QL3_IDEMPOTENCY_KEY",
             "QL3_WORK_DIR")
         .containsEntry("QL3_RUN_ID", "env-1")
         .containsEntry("QL3_ATTEMPT", "2")
@@ -433,7 +490,8 @@ class ProcessExecutorTest {
   @Test
   void lexicalEscapesAreRejectedAsInvalidSpecs() {
     for (String cwd : List.of("..", "../x", "a/../../x", "/etc", "a\\b", "")) {
-      String json = "{\"argv\":[\"true\"],\"cwd\":\"" + cwd.replace("\\", "\\\\") + "\",\"env\":{}}";
+      String json =
+          "{\"argv\":[\"true\"],\"cwd\":\"" + cwd.replace("\\", "\\\\") + "\",\"env\":{}}";
       assertThatThrownBy(() -> ExecutorSpec.parse("process", json.getBytes(StandardCharsets.UTF_8)))
           .as("cwd %s", cwd)
           .isInstanceOf(ContractViolation.class);
@@ -447,7 +505,10 @@ class ProcessExecutorTest {
       assertThatThrownBy(() -> WorkingDirectory.resolve(work, cwd))
           .as("cwd %s", cwd)
           .isInstanceOf(PrepareFailedException.class)
-          .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_outside_work_dir"));
+          .satisfies(
+              e ->
+                  assertThat(((PrepareFailedException) e).failure().code())
+                      .isEqualTo("cwd_outside_work_dir"));
     }
   }
 
@@ -467,8 +528,10 @@ class ProcessExecutorTest {
           .isInstanceOf(PrepareFailedException.class)
           .satisfies(
               e -> {
-                assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_outside_work_dir");
-                assertThat(((PrepareFailedException) e).failure().category()).isEqualTo(FailureCategory.PERMANENT);
+                assertThat(((PrepareFailedException) e).failure().code())
+                    .isEqualTo("cwd_outside_work_dir");
+                assertThat(((PrepareFailedException) e).failure().category())
+                    .isEqualTo(FailureCategory.PERMANENT);
               });
     }
     assertThat(outside.resolve("deeper")).doesNotExist();
@@ -476,7 +539,8 @@ class ProcessExecutorTest {
 
     // A symlink that stays inside is fine.
     Files.createSymbolicLink(work.resolve("inside"), Path.of("real/inner"));
-    ExecutionResult r = run(executor(), new ProcessSpec(List.of("pwd"), "inside/more", Map.of()), ctx);
+    ExecutionResult r =
+        run(executor(), new ProcessSpec(List.of("pwd"), "inside/more", Map.of()), ctx);
     assertThat(r.outputTail()).isEqualTo(work.toRealPath().resolve("real/inner/more") + "\n");
   }
 
@@ -485,9 +549,13 @@ class ProcessExecutorTest {
     ExecutionContext ctx = context("cwd-file");
     Files.createDirectories(ctx.workDirectory());
     Files.writeString(ctx.workDirectory().resolve("f"), "x");
-    assertThatThrownBy(() -> executor().prepare(new ProcessSpec(List.of("pwd"), "f", Map.of()), ctx))
+    assertThatThrownBy(
+            () -> executor().prepare(new ProcessSpec(List.of("pwd"), "f", Map.of()), ctx))
         .isInstanceOf(PrepareFailedException.class)
-        .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("cwd_not_directory"));
+        .satisfies(
+            e ->
+                assertThat(((PrepareFailedException) e).failure().code())
+                    .isEqualTo("cwd_not_directory"));
   }
 
   // ---- programs that cannot start
@@ -496,23 +564,37 @@ class ProcessExecutorTest {
   void missingOrNonExecutableProgramsFailAtPrepare() throws Exception {
     ExecutionContext ctx = context("nocmd");
     assertThatThrownBy(
-            () -> executor().prepare(new ProcessSpec(List.of("no-such-program-ql3"), null, Map.of()), ctx))
-        .isInstanceOf(PrepareFailedException.class)
-        .satisfies(e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("command_not_found"));
-    Files.createDirectories(ctx.workDirectory());
-    Files.writeString(ctx.workDirectory().resolve("data.txt"), "not a program");
-    assertThatThrownBy(() -> executor().prepare(new ProcessSpec(List.of("./data.txt"), null, Map.of()), ctx))
+            () ->
+                executor()
+                    .prepare(new ProcessSpec(List.of("no-such-program-ql3"), null, Map.of()), ctx))
         .isInstanceOf(PrepareFailedException.class)
         .satisfies(
-            e -> assertThat(((PrepareFailedException) e).failure().code()).isEqualTo("command_not_executable"));
+            e ->
+                assertThat(((PrepareFailedException) e).failure().code())
+                    .isEqualTo("command_not_found"));
+    Files.createDirectories(ctx.workDirectory());
+    Files.writeString(ctx.workDirectory().resolve("data.txt"), "not a program");
+    assertThatThrownBy(
+            () -> executor().prepare(new ProcessSpec(List.of("./data.txt"), null, Map.of()), ctx))
+        .isInstanceOf(PrepareFailedException.class)
+        .satisfies(
+            e ->
+                assertThat(((PrepareFailedException) e).failure().code())
+                    .isEqualTo("command_not_executable"));
   }
 
   @Test
   void aLaunchTheOperatingSystemRefusesCompletesFailedWithoutPid() throws Exception {
     ProcessExecutorSettings broken =
         new ProcessExecutorSettings(
-            Set.of(), 1 << 20, Duration.ofSeconds(1), Duration.ofSeconds(1), ProcessExecutorSettings.DEFAULT_PATH,
-            "C.UTF-8", Set.of(), Path.of("/nonexistent/setsid"));
+            Set.of(),
+            1 << 20,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(1),
+            ProcessExecutorSettings.DEFAULT_PATH,
+            "C.UTF-8",
+            Set.of(),
+            Path.of("/nonexistent/setsid"));
     RunHandle handle = executor(broken).prepare(sh("true"), context("spawn-fail")).launch();
     ExecutionResult r = await(handle);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
@@ -523,7 +605,8 @@ class ProcessExecutorTest {
 
   @Test
   void validateRejectsSpecsOfOtherExecutorsAndPreparedRunsAreSingleUse() throws Exception {
-    assertThatThrownBy(() -> executor().validate(NoopSpec.INSTANCE)).isInstanceOf(SpecRejectedException.class);
+    assertThatThrownBy(() -> executor().validate(NoopSpec.INSTANCE))
+        .isInstanceOf(SpecRejectedException.class);
     ExecutionContext ctx = context("single-use");
     PreparedRun discarded = executor().prepare(sh("true"), ctx);
     discarded.discard();
@@ -557,18 +640,23 @@ class ProcessExecutorTest {
     byte[] both = new byte[rotated.length + current.length];
     System.arraycopy(rotated, 0, both, 0, rotated.length);
     System.arraycopy(current, 0, both, rotated.length, current.length);
-    assertThat(both).isEqualTo(java.util.Arrays.copyOfRange(all, all.length - both.length, all.length));
+    assertThat(both)
+        .isEqualTo(java.util.Arrays.copyOfRange(all, all.length - both.length, all.length));
 
     assertThat(r.outputTail()).isEqualTo(OutputTail.fit(expected.toString()));
     assertThat(expected.toString()).endsWith(r.outputTail());
-    int escaped = r.outputTail().length() + (int) r.outputTail().chars().filter(c -> c == '\n').count();
+    int escaped =
+        r.outputTail().length() + (int) r.outputTail().chars().filter(c -> c == '\n').count();
     assertThat(escaped).isBetween(16384 - 6, 16384);
   }
 
   @Test
   void invalidUtf8OutputIsReplaced() throws Exception {
     ExecutionResult r =
-        run(executor(), new ProcessSpec(List.of("printf", "ok \\377\\376 end \\342\\202\\254\\n"), null, Map.of()),
+        run(
+            executor(),
+            new ProcessSpec(
+                List.of("printf", "ok \\377\\376 end \\342\\202\\254\\n"), null, Map.of()),
             context("utf8-1"));
     assertThat(r.outputTail()).isEqualTo("ok \uFFFD\uFFFD end \u20AC\n");
     assertThat(r.outputBytes()).isEqualTo(14);
@@ -579,7 +667,9 @@ class ProcessExecutorTest {
     ProcessExecutor ex = executor();
     List<RunHandle> handles = new ArrayList<>();
     for (int i = 0; i < 6; i++) {
-      handles.add(ex.prepare(sh("echo \"$QL3_RUN_ID\"; echo \"$QL3_RUN_ID\" >&2"), context("par-" + i)).launch());
+      handles.add(
+          ex.prepare(sh("echo \"$QL3_RUN_ID\"; echo \"$QL3_RUN_ID\" >&2"), context("par-" + i))
+              .launch());
     }
     Map<String, String> tails = new HashMap<>();
     for (int i = 0; i < 6; i++) {

@@ -80,10 +80,18 @@ class RunIsolationTest {
 
   private Isolation isolation(IsolationMode mode) throws Exception {
     IsolationSettings s =
-        new IsolationSettings(mode, BASE, 4,
+        new IsolationSettings(
+            mode,
+            BASE,
+            4,
             new RunLimits(OptionalLong.of(64 * RunLimits.MIB), OptionalLong.of(64), 100));
     try {
-      isolation = Isolation.resolve(s, IsolationHost.system(), state.resolve("runs"), "ql3-runs-test-" + ProcessHandle.current().pid());
+      isolation =
+          Isolation.resolve(
+              s,
+              IsolationHost.system(),
+              state.resolve("runs"),
+              "ql3-runs-test-" + ProcessHandle.current().pid());
     } catch (io.ql3.worker.runtime.isolation.IsolationException e) {
       assumeTrue(false, "isolation not available on this host: " + e.getMessage());
     }
@@ -92,14 +100,21 @@ class RunIsolationTest {
   }
 
   private ProcessExecutor executor(Isolation iso, ProcessExecutorSettings settings) {
-    return new ProcessExecutor(settings, Map.of(), iso, (id, attempt, u) -> usage.put(id.value(), u));
+    return new ProcessExecutor(
+        settings, Map.of(), iso, (id, attempt, u) -> usage.put(id.value(), u));
   }
 
   private ExecutionContext context(String runId, Duration timeout, CancellationSignal signal) {
     Path runs = state.resolve("runs");
     return new ExecutionContext(
-        new RunId(runId), 1, "idem-" + runId, runs.resolve("runs").resolve(runId + "@1"),
-        runs.resolve("logs").resolve(runId + "@1.log"), timeout, signal, clock);
+        new RunId(runId),
+        1,
+        "idem-" + runId,
+        runs.resolve("runs").resolve(runId + "@1"),
+        runs.resolve("logs").resolve(runId + "@1.log"),
+        timeout,
+        signal,
+        clock);
   }
 
   private static ProcessSpec sh(String script, Map<String, String> env) {
@@ -119,18 +134,28 @@ class RunIsolationTest {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     assertThat(iso.accounts()).isPresent();
     ExecutionResult r =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(sh(PROBE, Map.of("SECRET", secret.toString(), "STATE", state.toString(),
-                "AGENT", Long.toString(ProcessHandle.current().pid()))), context("probe-1", Duration.ofMinutes(1),
-                new CancellationSignal()))
-            .launch());
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    sh(
+                        PROBE,
+                        Map.of(
+                            "SECRET",
+                            secret.toString(),
+                            "STATE",
+                            state.toString(),
+                            "AGENT",
+                            Long.toString(ProcessHandle.current().pid()))),
+                    context("probe-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
 
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(r.outputTail())
         .startsWith(BASE + "\n")
         .contains("client.key: Permission denied")
         .contains("planted: Permission denied")
-        .containsPattern("kill: .*(Operation not permitted|No such process)|Operation not permitted")
+        .containsPattern(
+            "kill: .*(Operation not permitted|No such process)|Operation not permitted")
         .contains("CapInh:\t0000000000000000")
         .contains("CapPrm:\t0000000000000000")
         .contains("CapEff:\t0000000000000000")
@@ -144,11 +169,20 @@ class RunIsolationTest {
   @Test
   void withIsolationNoneTheSameRunReadsTheKey() throws Exception {
     ExecutionResult r =
-        await(executor(Isolation.none(), ProcessExecutorSettings.defaults())
-            .prepare(sh(PROBE, Map.of("SECRET", secret.toString(), "STATE", state.toString(),
-                "AGENT", Long.toString(ProcessHandle.current().pid()))), context("probe-none", Duration.ofMinutes(1),
-                new CancellationSignal()))
-            .launch());
+        await(
+            executor(Isolation.none(), ProcessExecutorSettings.defaults())
+                .prepare(
+                    sh(
+                        PROBE,
+                        Map.of(
+                            "SECRET",
+                            secret.toString(),
+                            "STATE",
+                            state.toString(),
+                            "AGENT",
+                            Long.toString(ProcessHandle.current().pid()))),
+                    context("probe-none", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outputTail()).startsWith("0\n").contains("not for runs");
     // Same user, but never the agent's capabilities: a non-root agent's ambient set would let a
     // run setuid(0).
@@ -164,38 +198,60 @@ class RunIsolationTest {
     // it: the entry shell, setsid and setpriv run with the agent's capabilities and must not.
     Isolation iso = isolation(IsolationMode.AUTO);
     ExecutionResult r =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "exit 0"), null,
-                Map.of("LD_PRELOAD", "/nonexistent-ql3-preload.so")), context("preload-1", Duration.ofMinutes(1),
-                new CancellationSignal()))
-            .launch());
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    new ProcessSpec(
+                        List.of("/bin/sh", "-c", "exit 0"),
+                        null,
+                        Map.of("LD_PRELOAD", "/nonexistent-ql3-preload.so")),
+                    context("preload-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
-    assertThat(r.outputTail().split("nonexistent-ql3-preload.so", -1)).as(r.outputTail()).hasSize(2);
+    assertThat(r.outputTail().split("nonexistent-ql3-preload.so", -1))
+        .as(r.outputTail())
+        .hasSize(2);
   }
 
   @Test
-  void theRunOwnsItsWorkDirectoryAndItIsRemovedWhenItEndsEvenWhatItMadeUnreadable() throws Exception {
+  void theRunOwnsItsWorkDirectoryAndItIsRemovedWhenItEndsEvenWhatItMadeUnreadable()
+      throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     ExecutionContext ctx = context("workdir-1", Duration.ofMinutes(1), new CancellationSignal());
     ExecutionResult r =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "mkdir sub && echo hi > sub/f && cat sub/f;"
-                + " stat -c '%u %a' \"$QL3_WORK_DIR\"; pwd; mkdir -p locked/in && touch locked/in/x && chmod 000 locked"),
-                "cwd/deep", Map.of()), ctx)
-            .launch());
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    new ProcessSpec(
+                        List.of(
+                            "/bin/sh",
+                            "-c",
+                            "mkdir sub && echo hi > sub/f && cat sub/f;"
+                                + " stat -c '%u %a' \"$QL3_WORK_DIR\"; pwd; mkdir -p locked/in && touch locked/in/x && chmod 000 locked"),
+                        "cwd/deep",
+                        Map.of()),
+                    ctx)
+                .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     Path work = ctx.workDirectory();
-    assertThat(r.outputTail()).isEqualTo("hi\n" + BASE + " 700\n" + work.resolve("cwd/deep") + "\n");
+    assertThat(r.outputTail())
+        .isEqualTo("hi\n" + BASE + " 700\n" + work.resolve("cwd/deep") + "\n");
     assertThat(work).as("removed with what the run locked").doesNotExist();
-    assertThat(iso.acquireAccount()).as("the account is free again").contains(new RunAccount(BASE, BASE));
+    assertThat(iso.acquireAccount())
+        .as("the account is free again")
+        .contains(new RunAccount(BASE, BASE));
   }
 
   @Test
-  void aCwdNamedDashIsADirectoryBelowTheWorkDirectoryNotTheShellsPreviousDirectory() throws Exception {
+  void aCwdNamedDashIsADirectoryBelowTheWorkDirectoryNotTheShellsPreviousDirectory()
+      throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     ExecutionContext ctx = context("dash-1", Duration.ofMinutes(1), new CancellationSignal());
-    ExecutionResult r = await(executor(iso, ProcessExecutorSettings.defaults())
-        .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "pwd"), "-", Map.of()), ctx).launch());
+    ExecutionResult r =
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(new ProcessSpec(List.of("/bin/sh", "-c", "pwd"), "-", Map.of()), ctx)
+                .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(r.outputTail()).isEqualTo(ctx.workDirectory().resolve("-") + "\n");
   }
@@ -204,20 +260,36 @@ class RunIsolationTest {
   void whatARunLeavesInTmpDevShmAndSysVIpcGoesBeforeItsUidGoesToAnotherRun() throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     String mark = "ql3-left-" + ProcessHandle.current().pid();
-    ExecutionResult r = await(executor(iso, ProcessExecutorSettings.defaults())
-        .prepare(sh("echo secret > /tmp/" + mark + "; mkdir -p /var/tmp/" + mark + "/d && chmod 000 /var/tmp/" + mark
-            + "; echo secret > /dev/shm/" + mark + "; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && ipcmk -S 1 >/dev/null;"
-            + " echo \"$TMPDIR\"", Map.of()), context("left-1", Duration.ofMinutes(1), new CancellationSignal()))
-        .launch());
+    ExecutionResult r =
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    sh(
+                        "echo secret > /tmp/"
+                            + mark
+                            + "; mkdir -p /var/tmp/"
+                            + mark
+                            + "/d && chmod 000 /var/tmp/"
+                            + mark
+                            + "; echo secret > /dev/shm/"
+                            + mark
+                            + "; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && ipcmk -S 1 >/dev/null;"
+                            + " echo \"$TMPDIR\"",
+                        Map.of()),
+                    context("left-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
-    assertThat(r.outputTail()).as("TMPDIR is the work directory").isEqualTo(
-        state.resolve("runs").resolve("runs").resolve("left-1@1") + "\n");
+    assertThat(r.outputTail())
+        .as("TMPDIR is the work directory")
+        .isEqualTo(state.resolve("runs").resolve("runs").resolve("left-1@1") + "\n");
     assertThat(Path.of("/tmp", mark)).doesNotExist();
     assertThat(Path.of("/var/tmp", mark)).doesNotExist();
     assertThat(Path.of("/dev/shm", mark)).doesNotExist();
     for (String table : List.of("shm", "msg", "sem")) {
-      assertThat(Files.readAllLines(Path.of("/proc/sysvipc", table)).stream().skip(1)
-          .map(l -> l.trim().split("\\s+")))
+      assertThat(
+              Files.readAllLines(Path.of("/proc/sysvipc", table)).stream()
+                  .skip(1)
+                  .map(l -> l.trim().split("\\s+")))
           .as("SysV %s of uid %d", table, BASE)
           .noneMatch(f -> List.of(f).contains(Long.toString(BASE)));
     }
@@ -233,14 +305,29 @@ class RunIsolationTest {
     Path go = state.resolve("a-go");
     ExecutionContext a = context("together-a", Duration.ofMinutes(1), new CancellationSignal());
     // A keeps a secret in its work directory and in its environment, and waits.
-    RunHandle ha = ex.prepare(sh("echo mine > secret; echo $$ > \"$READY\"; while [ ! -e \"$GO\" ]; do sleep 0.01; done",
-        Map.of("READY", ready.toString(), "GO", go.toString(), "A_TOKEN", "a-token-value")), a).launch();
+    RunHandle ha =
+        ex.prepare(
+                sh(
+                    "echo mine > secret; echo $$ > \"$READY\"; while [ ! -e \"$GO\" ]; do sleep 0.01; done",
+                    Map.of(
+                        "READY",
+                        ready.toString(),
+                        "GO",
+                        go.toString(),
+                        "A_TOKEN",
+                        "a-token-value")),
+                a)
+            .launch();
     long aPid = Long.parseLong(awaitFile(ready));
     ExecutionResult b =
-        await(ex.prepare(sh("id -u; cat \"$A/secret\" 2>&1; ls \"$A\" 2>&1; kill -0 \"$APID\" 2>&1;"
-                + " cat /proc/$APID/environ 2>&1; ls /proc/$APID/cwd/ 2>&1; exit 0",
-            Map.of("A", a.workDirectory().toString(), "APID", Long.toString(aPid))),
-            context("together-b", Duration.ofMinutes(1), new CancellationSignal())).launch());
+        await(
+            ex.prepare(
+                    sh(
+                        "id -u; cat \"$A/secret\" 2>&1; ls \"$A\" 2>&1; kill -0 \"$APID\" 2>&1;"
+                            + " cat /proc/$APID/environ 2>&1; ls /proc/$APID/cwd/ 2>&1; exit 0",
+                        Map.of("A", a.workDirectory().toString(), "APID", Long.toString(aPid))),
+                    context("together-b", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     Files.createFile(go);
     assertThat(await(ha).outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(b.outputTail())
@@ -260,7 +347,9 @@ class RunIsolationTest {
     Path left = Files.createDirectories(runs.resolve("crashed@1").resolve("locked").resolve("in"));
     Files.writeString(left.resolve("x"), "x");
     Path notOurs = Files.createDirectories(runs.resolve("not-a-run-uid"));
-    for (Path p : List.of(runs.resolve("crashed@1"), runs.resolve("crashed@1/locked"), left, left.resolve("x"))) {
+    for (Path p :
+        List.of(
+            runs.resolve("crashed@1"), runs.resolve("crashed@1/locked"), left, left.resolve("x"))) {
       Files.setAttribute(p, "unix:uid", (int) (BASE + 2));
       Files.setAttribute(p, "unix:gid", (int) (BASE + 2));
     }
@@ -275,10 +364,12 @@ class RunIsolationTest {
   void aDaemonizedProcessDiesWithItsRunOnExitCancelAndTimeout() throws Exception {
     Isolation iso = isolation(IsolationMode.AUTO);
     assumeTrue(iso.cgroups().isPresent(), "no writable cgroup v2 here: " + iso.inactive());
-    ProcessExecutor ex = executor(iso, ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)));
+    ProcessExecutor ex =
+        executor(iso, ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)));
     // setsid + double fork: the daemon leaves the run's process group and is reparented to PID 1.
-    String daemonize = "setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"$PIDFILE\"' ;"
-        + " while [ ! -s \"$PIDFILE\" ]; do sleep 0.01; done; ";
+    String daemonize =
+        "setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"$PIDFILE\"' ;"
+            + " while [ ! -s \"$PIDFILE\" ]; do sleep 0.01; done; ";
     for (String how : List.of("exit", "cancel", "timeout")) {
       Path pidFile = state.resolve("daemon-" + how);
       CancellationSignal signal = new CancellationSignal();
@@ -287,7 +378,8 @@ class RunIsolationTest {
       Files.createFile(pidFile);
       Files.setAttribute(pidFile, "unix:mode", 0666);
       RunHandle h =
-          ex.prepare(sh(daemonize + "echo up; " + tail, Map.of("PIDFILE", pidFile.toString())),
+          ex.prepare(
+                  sh(daemonize + "echo up; " + tail, Map.of("PIDFILE", pidFile.toString())),
                   context("daemon-" + how, timeout, signal))
               .launch();
       long daemon = Long.parseLong(awaitFile(pidFile));
@@ -298,14 +390,18 @@ class RunIsolationTest {
         signal.cancel();
       }
       ExecutionResult r = await(h);
-      assertThat(r.outcome()).as(how + ": " + r.outputTail())
-          .isEqualTo(switch (how) {
-            case "exit" -> Outcome.SUCCEEDED;
-            case "cancel" -> Outcome.CANCELLED;
-            default -> Outcome.FAILED;
-          });
+      assertThat(r.outcome())
+          .as(how + ": " + r.outputTail())
+          .isEqualTo(
+              switch (how) {
+                case "exit" -> Outcome.SUCCEEDED;
+                case "cancel" -> Outcome.CANCELLED;
+                default -> Outcome.FAILED;
+              });
       assertThat(isRunning(daemon)).as("daemon of %s after the run", how).isFalse();
-      assertThat(iso.cgroups().get().runsCgroup().children()).as("run cgroups left after %s", how).isEmpty();
+      assertThat(iso.cgroups().get().runsCgroup().children())
+          .as("run cgroups left after %s", how)
+          .isEmpty();
     }
   }
 
@@ -313,21 +409,46 @@ class RunIsolationTest {
   void withoutACgroupWhatEscapesTheProcessGroupDiesByItsUidBeforeTheUidIsReused() throws Exception {
     IsolationHost sys = IsolationHost.system();
     Path noCgroup = Files.writeString(tmp.resolve("mountinfo-without-cgroup2"), "");
-    IsolationHost host = new IsolationHost(sys.selfStatus(), sys.selfCgroup(), noCgroup, sys.selfPid(), sys.setpriv(),
-        sys.shell(), sys.env(), sys.accounts(), sys.proc(), sys.sharedDirs());
-    isolation = Isolation.resolve(new IsolationSettings(IsolationMode.AUTO, BASE, 4,
-        new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100)), host, state.resolve("runs"), "unused");
+    IsolationHost host =
+        new IsolationHost(
+            sys.selfStatus(),
+            sys.selfCgroup(),
+            noCgroup,
+            sys.selfPid(),
+            sys.setpriv(),
+            sys.shell(),
+            sys.env(),
+            sys.accounts(),
+            sys.proc(),
+            sys.sharedDirs());
+    isolation =
+        Isolation.resolve(
+            new IsolationSettings(
+                IsolationMode.AUTO,
+                BASE,
+                4,
+                new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100)),
+            host,
+            state.resolve("runs"),
+            "unused");
     isolation.prepareWorkRoot(state.resolve("runs"));
     assertThat(isolation.cgroups()).isEmpty();
     assertThat(isolation.accounts()).isPresent();
     Path pidFile = state.resolve("escaped");
     Files.createFile(pidFile);
     Files.setAttribute(pidFile, "unix:mode", 0666);
-    ExecutionResult r = await(executor(isolation, ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)))
-        .prepare(sh("setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"$PIDFILE\"';"
-            + " while [ ! -s \"$PIDFILE\" ]; do sleep 0.01; done; exit 0", Map.of("PIDFILE", pidFile.toString())),
-            context("escape-1", Duration.ofMinutes(1), new CancellationSignal()))
-        .launch());
+    ExecutionResult r =
+        await(
+            executor(
+                    isolation,
+                    ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)))
+                .prepare(
+                    sh(
+                        "setsid sh -c 'sleep 300 </dev/null >/dev/null 2>&1 & echo $! > \"$PIDFILE\"';"
+                            + " while [ ! -s \"$PIDFILE\" ]; do sleep 0.01; done; exit 0",
+                        Map.of("PIDFILE", pidFile.toString())),
+                    context("escape-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outcome()).as(r.outputTail()).isEqualTo(Outcome.SUCCEEDED);
     long escaped = Long.parseLong(Files.readString(pidFile).strip());
     assertThat(isRunning(escaped)).as("the escaped daemon, uid %d", BASE).isFalse();
@@ -338,10 +459,12 @@ class RunIsolationTest {
     Isolation iso = isolation(IsolationMode.AUTO);
     assumeTrue(iso.cgroups().isPresent(), "no writable cgroup v2 here: " + iso.inactive());
     ExecutionResult r =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(sh("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", Map.of()),
-                context("cpu-1", Duration.ofMinutes(1), new CancellationSignal()))
-            .launch());
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    sh("i=0; while [ $i -lt 200000 ]; do i=$((i+1)); done", Map.of()),
+                    context("cpu-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outcome()).isEqualTo(Outcome.SUCCEEDED);
     assertThat(usage.get("cpu-1").cpuMicros()).isPresent();
     assertThat(usage.get("cpu-1").cpuMicros().getAsLong()).isPositive();
@@ -350,14 +473,17 @@ class RunIsolationTest {
   @Test
   void aRunThatExceedsItsMemoryLimitFailsWithMemoryLimit() throws Exception {
     Isolation iso = isolation(IsolationMode.AUTO);
-    assumeTrue(iso.cgroups().isPresent() && iso.cgroups().get().controllers().contains("memory"),
+    assumeTrue(
+        iso.cgroups().isPresent() && iso.cgroups().get().controllers().contains("memory"),
         "the memory controller is not enabled in this host's cgroup v2 (hybrid hierarchy: it is in v1);"
             + " the limit files are tested against a fake cgroupfs in CgroupSubtreeTest");
     ExecutionResult r =
-        await(executor(iso, ProcessExecutorSettings.defaults())
-            .prepare(sh("x=$(head -c 150000000 /dev/zero | tr '\\0' a); echo ${#x}", Map.of()),
-                context("hog-1", Duration.ofMinutes(1), new CancellationSignal()))
-            .launch());
+        await(
+            executor(iso, ProcessExecutorSettings.defaults())
+                .prepare(
+                    sh("x=$(head -c 150000000 /dev/zero | tr '\\0' a); echo ${#x}", Map.of()),
+                    context("hog-1", Duration.ofMinutes(1), new CancellationSignal()))
+                .launch());
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(r.failure().code()).isEqualTo("memory_limit");
   }
@@ -365,13 +491,15 @@ class RunIsolationTest {
   @Test
   void aForkBombStopsAtItsTaskLimitAndDiesWithTheRun() throws Exception {
     Isolation iso = isolation(IsolationMode.AUTO);
-    assumeTrue(iso.cgroups().isPresent() && iso.cgroups().get().controllers().contains("pids"),
+    assumeTrue(
+        iso.cgroups().isPresent() && iso.cgroups().get().controllers().contains("pids"),
         "the pids controller is not enabled in this host's cgroup v2 (hybrid hierarchy: it is in v1);"
             + " the limit files are tested against a fake cgroupfs in CgroupSubtreeTest");
     CancellationSignal signal = new CancellationSignal();
     RunHandle h =
         executor(iso, ProcessExecutorSettings.defaults().withKillGrace(Duration.ofMillis(200)))
-            .prepare(sh("bomb() { bomb | bomb & }; bomb; sleep 2; exit 0", Map.of()),
+            .prepare(
+                sh("bomb() { bomb | bomb & }; bomb; sleep 2; exit 0", Map.of()),
                 context("bomb-1", Duration.ofSeconds(20), signal))
             .launch();
     Path cg = iso.cgroups().get().runsCgroup().children().get(0).dir();

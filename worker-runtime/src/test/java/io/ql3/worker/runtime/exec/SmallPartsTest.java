@@ -42,7 +42,8 @@ class SmallPartsTest {
         at += n;
       }
       int keep = Math.min(capacity, all.length);
-      assertThat(tail.toByteArray()).isEqualTo(Arrays.copyOfRange(all, all.length - keep, all.length));
+      assertThat(tail.toByteArray())
+          .isEqualTo(Arrays.copyOfRange(all, all.length - keep, all.length));
     }
   }
 
@@ -84,8 +85,15 @@ class SmallPartsTest {
 
   private static ExecutionResult map(int status, ProcessOutcomes.Termination t) {
     return ProcessOutcomes.map(
-        status, t, "SIGTERM sent to its process group", CancellationSignal.DEFAULT_REASON, 1000, Set.of(2, 255),
-        5, 0, new byte[0]);
+        status,
+        t,
+        "SIGTERM sent to its process group",
+        CancellationSignal.DEFAULT_REASON,
+        1000,
+        Set.of(2, 255),
+        5,
+        0,
+        new byte[0]);
   }
 
   @Test
@@ -94,8 +102,10 @@ class SmallPartsTest {
     ExecutionResult permanent = map(2, ProcessOutcomes.Termination.NONE);
     assertThat(permanent.failure().category()).isEqualTo(FailureCategory.PERMANENT);
     assertThat(permanent.exitCode()).isEqualTo(2);
-    assertThat(map(255, ProcessOutcomes.Termination.NONE).failure().category()).isEqualTo(FailureCategory.PERMANENT);
-    assertThat(map(1, ProcessOutcomes.Termination.NONE).failure().category()).isEqualTo(FailureCategory.TRANSIENT);
+    assertThat(map(255, ProcessOutcomes.Termination.NONE).failure().category())
+        .isEqualTo(FailureCategory.PERMANENT);
+    assertThat(map(1, ProcessOutcomes.Termination.NONE).failure().category())
+        .isEqualTo(FailureCategory.TRANSIENT);
     assertThat(map(128, ProcessOutcomes.Termination.NONE).exitCode()).isEqualTo(128);
     assertThat(map(193, ProcessOutcomes.Termination.NONE).exitCode()).isEqualTo(193);
     for (int status = 129; status <= 192; status++) {
@@ -103,23 +113,30 @@ class SmallPartsTest {
       assertThat(r.exitCode()).isNull();
       assertThat(r.failure().code()).isEqualTo("killed_by_signal");
     }
-    assertThat(map(143, ProcessOutcomes.Termination.NONE).failure().message()).startsWith("process terminated by SIGTERM");
+    assertThat(map(143, ProcessOutcomes.Termination.NONE).failure().message())
+        .startsWith("process terminated by SIGTERM");
     ExecutionResult timeout = map(143, ProcessOutcomes.Termination.TIMEOUT);
     assertThat(timeout.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(timeout.failure().code()).isEqualTo("task_timeout");
     ExecutionResult cancelled = map(0, ProcessOutcomes.Termination.CANCEL);
-    assertThat(cancelled.outcome()).as("cancel requested before the exit was seen").isEqualTo(Outcome.CANCELLED);
+    assertThat(cancelled.outcome())
+        .as("cancel requested before the exit was seen")
+        .isEqualTo(Outcome.CANCELLED);
     assertThat(cancelled.exitCode()).isZero();
   }
 
   @Test
   void settingsRefuseSignalStatusesAsPermanentCodes() {
     ProcessExecutorSettings d = ProcessExecutorSettings.defaults();
-    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(137))).hasMessageContaining("signal 9");
-    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(0))).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(256))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(137)))
+        .hasMessageContaining("signal 9");
+    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(0)))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withPermanentExitCodes(Set.of(256)))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> d.withMaxLogBytes(10)).isInstanceOf(IllegalArgumentException.class);
-    assertThatThrownBy(() -> d.withPassEnvironment(Set.of("BAD-NAME"))).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> d.withPassEnvironment(Set.of("BAD-NAME")))
+        .isInstanceOf(IllegalArgumentException.class);
     assertThat(d.withPermanentExitCodes(Set.of(1, 128, 193, 255)).permanentExitCodes()).hasSize(4);
   }
 
@@ -135,7 +152,8 @@ class SmallPartsTest {
     assertThatThrownBy(() -> new ExecutionResult(Outcome.UNCERTAIN, f, RunResult.NOT_RUN))
         .isInstanceOf(IllegalArgumentException.class);
     String longMessage = "é".repeat(3000) + "\uD800";
-    assertThat(Failures.transientFailure("y", longMessage).message().codePointCount(0, 1024)).isEqualTo(1024);
+    assertThat(Failures.transientFailure("y", longMessage).message().codePointCount(0, 1024))
+        .isEqualTo(1024);
     assertThat(Failures.fit("a\uD800b")).isEqualTo("a\uFFFDb");
   }
 
@@ -163,7 +181,8 @@ class SmallPartsTest {
   @Test
   void systemClockTimerRunsTasksOnOneNamedThreadAndCancelsThem() throws Exception {
     try (SystemExecutionClock clock = new SystemExecutionClock()) {
-      java.util.concurrent.CompletableFuture<String> ran = new java.util.concurrent.CompletableFuture<>();
+      java.util.concurrent.CompletableFuture<String> ran =
+          new java.util.concurrent.CompletableFuture<>();
       AtomicInteger cancelledRuns = new AtomicInteger();
       clock.schedule(Duration.ofHours(1), cancelledRuns::incrementAndGet).cancel();
       clock.schedule(Duration.ofMillis(1), () -> ran.complete(Thread.currentThread().getName()));

@@ -11,8 +11,8 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * A third-party style executor, written against the public SPI only and registered in
- * src/test/resources/META-INF/services: spec {@code {"text":"…"}}, succeeds with that text as
- * its output.
+ * src/test/resources/META-INF/services: spec {@code {"text":"…"}}, succeeds with that text as its
+ * output.
  */
 public final class TestEchoExecutor implements Executor {
 
@@ -39,8 +39,7 @@ public final class TestEchoExecutor implements Executor {
 
   @Override
   public PreparedRun prepare(ExecutorSpec spec, ExecutionContext context) {
-    String text =
-        ((JsonValue.JsonString) ((OpaqueSpec) spec).spec().members().get("text")).value();
+    String text = ((JsonValue.JsonString) ((OpaqueSpec) spec).spec().members().get("text")).value();
     byte[] out = text.getBytes(StandardCharsets.UTF_8);
     CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
     Instant[] started = new Instant[1];

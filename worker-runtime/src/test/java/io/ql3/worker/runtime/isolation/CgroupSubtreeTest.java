@@ -12,9 +12,9 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The agent's cgroup layout and the per-run limit files, against a fake cgroupfs: a directory of
- * ordinary files standing in for the kernel's (this host's cgroup v2 lacks the memory, pids and
- * cpu controllers, so their files cannot be written for real here; RunIsolationTest covers the
- * real hierarchy).
+ * ordinary files standing in for the kernel's (this host's cgroup v2 lacks the memory, pids and cpu
+ * controllers, so their files cannot be written for real here; RunIsolationTest covers the real
+ * hierarchy).
  */
 class CgroupSubtreeTest {
 
@@ -32,19 +32,25 @@ class CgroupSubtreeTest {
   @Test
   void theAgentLeavesItsUnitCgroupAndRunsGetTheConfiguredLimits() throws Exception {
     Path mount = fakeCgroup(fs.resolve("cg"), "cpu io memory pids", "");
-    Path unit = fakeCgroup(mount.resolve("system.slice/ql3-worker@edge.service"), "cpu memory pids", "");
+    Path unit =
+        fakeCgroup(mount.resolve("system.slice/ql3-worker@edge.service"), "cpu memory pids", "");
     Files.writeString(unit.resolve("pids.max"), "8192\n"); // the unit's TasksMax=
     // What the kernel shows in RUNS once the unit enabled the controllers for its children (its
     // subtree_control starts empty: only the agent's enable step can fill it).
     fakeCgroup(unit.resolve("ql3-runs-abcd"), "cpu memory pids", "");
-    RunLimits limits = new RunLimits(OptionalLong.of(512 * RunLimits.MIB), OptionalLong.of(512), 50);
+    RunLimits limits =
+        new RunLimits(OptionalLong.of(512 * RunLimits.MIB), OptionalLong.of(512), 50);
 
-    CgroupSubtree tree = CgroupSubtree.open(new CgroupLocation(mount, unit), 4242, "ql3-runs-abcd", limits);
+    CgroupSubtree tree =
+        CgroupSubtree.open(new CgroupLocation(mount, unit), 4242, "ql3-runs-abcd", limits);
 
     assertThat(Files.readString(unit.resolve("ql3-agent/cgroup.procs"))).isEqualTo("4242");
-    assertThat(Files.readString(unit.resolve("cgroup.subtree_control"))).isEqualTo("+cpu +memory +pids");
+    assertThat(Files.readString(unit.resolve("cgroup.subtree_control")))
+        .isEqualTo("+cpu +memory +pids");
     assertThat(tree.controllers()).containsExactly("cpu", "memory", "pids");
-    assertThat(Files.readString(unit.resolve("ql3-runs-abcd/pids.max"))).as("all runs: TasksMax - 256").isEqualTo("7936");
+    assertThat(Files.readString(unit.resolve("ql3-runs-abcd/pids.max")))
+        .as("all runs: TasksMax - 256")
+        .isEqualTo("7936");
 
     RunCgroup run = tree.newRun("run/01:x", 3);
     Path dir = run.dir();
@@ -67,10 +73,16 @@ class CgroupSubtreeTest {
   void withoutControllersRunsAreTrackedButNoLimitIsWritten() throws Exception {
     Path mount = fakeCgroup(fs.resolve("cg"), "hugetlb", "");
     fakeCgroup(mount.resolve("ql3-runs-abcd"), "", "");
-    CgroupSubtree tree = CgroupSubtree.open(new CgroupLocation(mount, mount), 1, "ql3-runs-abcd",
-        new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100));
+    CgroupSubtree tree =
+        CgroupSubtree.open(
+            new CgroupLocation(mount, mount),
+            1,
+            "ql3-runs-abcd",
+            new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100));
     assertThat(tree.controllers()).isEmpty();
-    assertThat(mount.resolve(CgroupSubtree.AGENT_LEAF)).as("the root cgroup is exempt: no move").doesNotExist();
+    assertThat(mount.resolve(CgroupSubtree.AGENT_LEAF))
+        .as("the root cgroup is exempt: no move")
+        .doesNotExist();
     RunCgroup run = tree.newRun("r", 1);
     try (var files = Files.list(run.dir())) {
       assertThat(files.toList()).isEmpty();
@@ -86,7 +98,10 @@ class CgroupSubtreeTest {
     Path leftover = fakeCgroup(runs.resolve("old@1.7"), "", ""); // empty: removed without a kill
     Files.list(leftover).forEach(p -> p.toFile().delete());
 
-    CgroupSubtree.open(new CgroupLocation(mount, leaf), 77, "ql3-runs-abcd",
+    CgroupSubtree.open(
+        new CgroupLocation(mount, leaf),
+        77,
+        "ql3-runs-abcd",
         new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100));
 
     assertThat(leaf.resolve(CgroupSubtree.AGENT_LEAF)).as("no nested leaf").doesNotExist();
@@ -96,14 +111,23 @@ class CgroupSubtreeTest {
   @Test
   void mountinfoAndSelfCgroupGiveTheAgentsOwnDirectory() throws Exception {
     Path mountinfo = fs.resolve("mountinfo");
-    Files.writeString(mountinfo, String.join("\n", List.of(
-        "24 1 0:22 / /sys rw,nosuid - sysfs sysfs rw",
-        "31 24 0:28 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate")) + "\n");
+    Files.writeString(
+        mountinfo,
+        String.join(
+                "\n",
+                List.of(
+                    "24 1 0:22 / /sys rw,nosuid - sysfs sysfs rw",
+                    "31 24 0:28 / /sys/fs/cgroup rw,nosuid shared:9 - cgroup2 cgroup2 rw,nsdelegate"))
+            + "\n");
     Path self = fs.resolve("cgroup");
-    Files.writeString(self, "0::/system.slice/system-ql3\\x2dworker.slice/ql3-worker@edge.service\n");
+    Files.writeString(
+        self, "0::/system.slice/system-ql3\\x2dworker.slice/ql3-worker@edge.service\n");
     CgroupLocation at = CgroupLocation.find(mountinfo, self).orElseThrow();
     assertThat(at.mount()).isEqualTo(Path.of("/sys/fs/cgroup"));
-    assertThat(at.own()).isEqualTo(Path.of("/sys/fs/cgroup/system.slice/system-ql3\\x2dworker.slice/ql3-worker@edge.service"));
+    assertThat(at.own())
+        .isEqualTo(
+            Path.of(
+                "/sys/fs/cgroup/system.slice/system-ql3\\x2dworker.slice/ql3-worker@edge.service"));
     assertThat(at.atRoot()).isFalse();
 
     Files.writeString(mountinfo, "31 24 0:28 / /sys/fs/cgroup/cpu rw - cgroup cgroup rw,cpu\n");
@@ -116,7 +140,8 @@ class CgroupSubtreeTest {
     assertThat(RunLimits.parseMemory("2G")).hasValue(2048 * RunLimits.MIB);
     assertThat(RunLimits.parseMemory("max")).isEmpty();
     assertThat(RunLimits.parsePids("4096")).hasValue(4096);
-    assertThatThrownBy(() -> RunLimits.parseMemory("lots")).hasMessageContaining("not a memory size");
+    assertThatThrownBy(() -> RunLimits.parseMemory("lots"))
+        .hasMessageContaining("not a memory size");
     assertThatThrownBy(() -> new RunLimits(OptionalLong.of(1024), OptionalLong.empty(), 100))
         .hasMessageContaining("at least 4M");
   }

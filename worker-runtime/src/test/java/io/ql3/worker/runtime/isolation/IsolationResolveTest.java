@@ -14,40 +14,83 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * What each mode does with what the host has, from fake {@code /proc} files and a fake name
- * service (the seam {@link IsolationHost}): no process or cgroup is touched.
+ * What each mode does with what the host has, from fake {@code /proc} files and a fake name service
+ * (the seam {@link IsolationHost}): no process or cgroup is touched.
  */
 class IsolationResolveTest {
 
   @TempDir Path tmp;
 
-  private static final RunLimits LIMITS = new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100);
+  private static final RunLimits LIMITS =
+      new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100);
 
   /** Named accounts: name → id, as both a user and a group. */
-  private IsolationHost host(long uid, String capEff, Map<String, Long> named, boolean cgroup2) throws Exception {
+  private IsolationHost host(long uid, String capEff, Map<String, Long> named, boolean cgroup2)
+      throws Exception {
     Path status = tmp.resolve("status");
-    Files.writeString(status, "Name:\tjava\nUid:\t" + uid + "\t" + uid + "\t" + uid + "\t" + uid + "\nGid:\t" + uid
-        + "\t" + uid + "\t" + uid + "\t" + uid + "\nGroups:\t" + uid + "\nCapEff:\t" + capEff + "\n");
+    Files.writeString(
+        status,
+        "Name:\tjava\nUid:\t"
+            + uid
+            + "\t"
+            + uid
+            + "\t"
+            + uid
+            + "\t"
+            + uid
+            + "\nGid:\t"
+            + uid
+            + "\t"
+            + uid
+            + "\t"
+            + uid
+            + "\t"
+            + uid
+            + "\nGroups:\t"
+            + uid
+            + "\nCapEff:\t"
+            + capEff
+            + "\n");
     Path mountinfo = tmp.resolve("mountinfo");
-    Files.writeString(mountinfo, cgroup2 ? "31 24 0:28 / " + tmp.resolve("nocg") + " rw - cgroup2 cgroup2 rw\n" : "");
+    Files.writeString(
+        mountinfo,
+        cgroup2 ? "31 24 0:28 / " + tmp.resolve("nocg") + " rw - cgroup2 cgroup2 rw\n" : "");
     Path self = tmp.resolve("cgroup");
     Files.writeString(self, "0::/\n");
     StringBuilder listing = new StringBuilder();
-    named.forEach((n, id) -> listing.append(n).append(":x:").append(id).append(":").append(id).append("::/:/bin/sh\n"));
-    AccountLookup names = new AccountLookup() {
-      @Override
-      public List<String> usersIn(long first, long last) {
-        return AccountLookup.inRange(listing.toString(), first, last);
-      }
+    named.forEach(
+        (n, id) ->
+            listing
+                .append(n)
+                .append(":x:")
+                .append(id)
+                .append(":")
+                .append(id)
+                .append("::/:/bin/sh\n"));
+    AccountLookup names =
+        new AccountLookup() {
+          @Override
+          public List<String> usersIn(long first, long last) {
+            return AccountLookup.inRange(listing.toString(), first, last);
+          }
 
-      @Override
-      public List<String> groupsIn(long first, long last) {
-        return List.of();
-      }
-    };
+          @Override
+          public List<String> groupsIn(long first, long last) {
+            return List.of();
+          }
+        };
     Path proc = Files.createDirectories(tmp.resolve("proc"));
-    return new IsolationHost(status, self, mountinfo, 1, Path.of("/bin/true"), Path.of("/bin/sh"),
-        Path.of("/usr/bin/env"), names, proc, List.of());
+    return new IsolationHost(
+        status,
+        self,
+        mountinfo,
+        1,
+        Path.of("/bin/true"),
+        Path.of("/bin/sh"),
+        Path.of("/usr/bin/env"),
+        names,
+        proc,
+        List.of());
   }
 
   private static IsolationSettings settings(IsolationMode mode) {
@@ -57,25 +100,41 @@ class IsolationResolveTest {
   @Test
   void requiredNamesEveryMissingPart() throws Exception {
     IsolationHost h = host(998, "0000000000000000", Map.of("someone", 70_002L), false);
-    assertThatThrownBy(() -> Isolation.resolve(settings(IsolationMode.REQUIRED), h, tmp.resolve("w"), "r"))
+    assertThatThrownBy(
+            () -> Isolation.resolve(settings(IsolationMode.REQUIRED), h, tmp.resolve("w"), "r"))
         .isInstanceOf(IsolationException.class)
-        .satisfies(e -> assertThat(((IsolationException) e).missing())
-            .anySatisfy(m -> assertThat(m).startsWith("user_switch: run uids 70000-70003").contains("someone(70002)"))
-            .anySatisfy(m -> assertThat(m).startsWith("cgroup: no cgroup v2 hierarchy is mounted")));
+        .satisfies(
+            e ->
+                assertThat(((IsolationException) e).missing())
+                    .anySatisfy(
+                        m ->
+                            assertThat(m)
+                                .startsWith("user_switch: run uids 70000-70003")
+                                .contains("someone(70002)"))
+                    .anySatisfy(
+                        m ->
+                            assertThat(m).startsWith("cgroup: no cgroup v2 hierarchy is mounted")));
   }
 
   @Test
   void aNonRootAgentWithoutTheCapabilitiesCannotSwitch() throws Exception {
     IsolationHost h = host(998, "0000000000000000", Map.of(), false);
-    assertThatThrownBy(() -> Isolation.resolve(settings(IsolationMode.REQUIRED), h, tmp.resolve("w"), "r"))
-        .satisfies(e -> assertThat(((IsolationException) e).missing())
-            .anySatisfy(m -> assertThat(m).contains("lacks CAP_SETUID CAP_SETGID CAP_SETPCAP CAP_KILL")));
+    assertThatThrownBy(
+            () -> Isolation.resolve(settings(IsolationMode.REQUIRED), h, tmp.resolve("w"), "r"))
+        .satisfies(
+            e ->
+                assertThat(((IsolationException) e).missing())
+                    .anySatisfy(
+                        m ->
+                            assertThat(m)
+                                .contains("lacks CAP_SETUID CAP_SETGID CAP_SETPCAP CAP_KILL")));
   }
 
   @Test
   void aRangeHoldingTheAgentOrARunningProcessIsRefused() throws Exception {
     IsolationHost agentInside = host(70_001, "00000000000001e0", Map.of(), false);
-    Isolation a = Isolation.resolve(settings(IsolationMode.AUTO), agentInside, tmp.resolve("w"), "r");
+    Isolation a =
+        Isolation.resolve(settings(IsolationMode.AUTO), agentInside, tmp.resolve("w"), "r");
     assertThat(a.accounts()).isEmpty();
     assertThat(a.inactive().get("user_switch")).contains("the agent's own uid 70001");
 
@@ -102,7 +161,10 @@ class IsolationResolveTest {
     Isolation iso = Isolation.resolve(settings(IsolationMode.AUTO), h, tmp.resolve("w"), "r");
     assertThat(iso.accounts()).isEmpty();
     assertThat(iso.inactive().get("user_switch")).contains("lacks CAP_SETUID");
-    assertThat(iso.describe()).containsEntry("mode", "auto").containsEntry("user_switch", "no").containsEntry("cgroup", "no");
+    assertThat(iso.describe())
+        .containsEntry("mode", "auto")
+        .containsEntry("user_switch", "no")
+        .containsEntry("cgroup", "no");
     assertThat(iso.parts()).containsEntry("user_switch", false).containsEntry("cgroup", false);
   }
 
@@ -116,28 +178,59 @@ class IsolationResolveTest {
     for (int i = 0; i < 4; i++) {
       held.add(iso.acquireAccount().orElseThrow());
     }
-    assertThat(held).extracting(RunAccount::uid).containsExactly(70_000L, 70_001L, 70_002L, 70_003L);
+    assertThat(held)
+        .extracting(RunAccount::uid)
+        .containsExactly(70_000L, 70_001L, 70_002L, 70_003L);
     assertThat(held).allSatisfy(a -> assertThat(a.gid()).isEqualTo(a.uid()));
     assertThatThrownBy(iso::acquireAccount).hasMessageContaining("no free run account");
     iso.releaseAccount(held.get(2));
     assertThat(iso.acquireAccount()).contains(new RunAccount(70_002, 70_002));
     iso.retireAccount(held.get(0));
     iso.releaseAccount(held.get(2));
-    assertThat(iso.acquireAccount()).contains(new RunAccount(70_002, 70_002)); // 70000 retired for good
+    assertThat(iso.acquireAccount())
+        .contains(new RunAccount(70_002, 70_002)); // 70000 retired for good
   }
 
   @Test
-  void theCommandEndsEveryHelpersOptionsBeforeTheRunsArgvAndCarriesTheRunsEnvironmentToItAlone() throws Exception {
+  void theCommandEndsEveryHelpersOptionsBeforeTheRunsArgvAndCarriesTheRunsEnvironmentToItAlone()
+      throws Exception {
     IsolationHost h = host(0, "000001ffffffffff", Map.of(), false);
     Files.setAttribute(tmp, "unix:mode", 0711);
     Isolation iso = Isolation.resolve(settings(IsolationMode.AUTO), h, tmp.resolve("w"), "r");
     assertThat(iso.accounts()).isPresent();
     Optional<RunAccount> account = iso.acquireAccount();
-    List<String> c = iso.command(Optional.empty(), account, Path.of("/usr/bin/setsid"), Path.of("/w/runs/r@1"), "a/b",
-        List.of("-f", "--x"), new java.util.TreeMap<>(Map.of("LD_PRELOAD", "/x.so", "A", "b=c")));
-    assertThat(c).containsSubsequence("/usr/bin/setsid", "--", "/bin/true", "--reuid=70000", "--regid=70000",
-        "--clear-groups", "--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs", "--",
-        "/bin/sh", "-c", "/w/runs/r@1", "a/b", "/usr/bin/env", "-i", "A=b=c", "LD_PRELOAD=/x.so", "-f", "--x");
+    List<String> c =
+        iso.command(
+            Optional.empty(),
+            account,
+            Path.of("/usr/bin/setsid"),
+            Path.of("/w/runs/r@1"),
+            "a/b",
+            List.of("-f", "--x"),
+            new java.util.TreeMap<>(Map.of("LD_PRELOAD", "/x.so", "A", "b=c")));
+    assertThat(c)
+        .containsSubsequence(
+            "/usr/bin/setsid",
+            "--",
+            "/bin/true",
+            "--reuid=70000",
+            "--regid=70000",
+            "--clear-groups",
+            "--inh-caps=-all",
+            "--ambient-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+            "/bin/sh",
+            "-c",
+            "/w/runs/r@1",
+            "a/b",
+            "/usr/bin/env",
+            "-i",
+            "A=b=c",
+            "LD_PRELOAD=/x.so",
+            "-f",
+            "--x");
     assertThat(c.subList(c.size() - 2, c.size())).containsExactly("-f", "--x");
     assertThat(Isolation.HELPER_ENVIRONMENT).containsOnlyKeys("PATH", "LANG");
   }
@@ -146,12 +239,38 @@ class IsolationResolveTest {
   void withoutARunAccountPrivilegesAreStillDroppedBeforeTheRun() throws Exception {
     IsolationHost h = host(998, "0000000000000000", Map.of(), false);
     Isolation iso = Isolation.resolve(settings(IsolationMode.AUTO), h, tmp.resolve("w"), "r");
-    List<String> c = iso.command(Optional.empty(), Optional.empty(), Path.of("/usr/bin/setsid"), Path.of("/w"), null,
-        List.of("prog"), Map.of());
-    assertThat(c).containsExactly("/usr/bin/setsid", "--", "/bin/true", "--inh-caps=-all", "--ambient-caps=-all",
-        "--bounding-set=-all", "--no-new-privs", "--", "/usr/bin/env", "-i", "prog");
-    assertThatThrownBy(() -> iso.command(Optional.empty(), Optional.empty(), Path.of("/usr/bin/setsid"), Path.of("/w"),
-        null, List.of("a=b"), Map.of()))
+    List<String> c =
+        iso.command(
+            Optional.empty(),
+            Optional.empty(),
+            Path.of("/usr/bin/setsid"),
+            Path.of("/w"),
+            null,
+            List.of("prog"),
+            Map.of());
+    assertThat(c)
+        .containsExactly(
+            "/usr/bin/setsid",
+            "--",
+            "/bin/true",
+            "--inh-caps=-all",
+            "--ambient-caps=-all",
+            "--bounding-set=-all",
+            "--no-new-privs",
+            "--",
+            "/usr/bin/env",
+            "-i",
+            "prog");
+    assertThatThrownBy(
+            () ->
+                iso.command(
+                    Optional.empty(),
+                    Optional.empty(),
+                    Path.of("/usr/bin/setsid"),
+                    Path.of("/w"),
+                    null,
+                    List.of("a=b"),
+                    Map.of()))
         .hasMessageContaining("contains '='");
   }
 }

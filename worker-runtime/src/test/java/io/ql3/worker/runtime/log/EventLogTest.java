@@ -46,29 +46,36 @@ class EventLogTest {
 
   @Test
   void underJournaldEachLineStartsWithItsSyslogPriority() {
-    EventLog log = new EventLog(out, LogFormat.LOGFMT, new MovableClock(), EventLog.Level.DEBUG, true);
+    EventLog log =
+        new EventLog(out, LogFormat.LOGFMT, new MovableClock(), EventLog.Level.DEBUG, true);
     log.error("e");
     log.warn("w");
     log.info("i");
     log.debug("d");
-    assertThat(lines()).extracting(l -> l.substring(0, 3)).containsExactly("<3>", "<4>", "<6>", "<7>");
+    assertThat(lines())
+        .extracting(l -> l.substring(0, 3))
+        .containsExactly("<3>", "<4>", "<6>", "<7>");
   }
 
   @Test
   void withoutJournaldLinesArePlain() {
-    EventLog log = new EventLog(out, LogFormat.JSON, new MovableClock(), EventLog.Level.INFO, false);
+    EventLog log =
+        new EventLog(out, LogFormat.JSON, new MovableClock(), EventLog.Level.INFO, false);
     log.error("e");
     assertThat(lines()).singleElement().asString().startsWith("{\"ts\":");
   }
 
   @Test
   void eventsBelowTheLevelAreDropped() {
-    EventLog log = new EventLog(out, LogFormat.LOGFMT, new MovableClock(), EventLog.Level.WARN, false);
+    EventLog log =
+        new EventLog(out, LogFormat.LOGFMT, new MovableClock(), EventLog.Level.WARN, false);
     log.debug("d");
     log.info("i");
     log.warn("w");
     assertThat(lines()).singleElement().asString().contains("event=w");
-    assertThat(new EventLog(out, LogFormat.LOGFMT, new MovableClock()).enabled(EventLog.Level.DEBUG)).isFalse();
+    assertThat(
+            new EventLog(out, LogFormat.LOGFMT, new MovableClock()).enabled(EventLog.Level.DEBUG))
+        .isFalse();
   }
 
   @Test
@@ -77,7 +84,8 @@ class EventLogTest {
     Exception e = new IllegalStateException("boom", new java.io.IOException("disk"));
     log.error("agent.step_failed", "error", e);
     assertThat(lines()).hasSize(1);
-    assertThat(lines().get(0)).contains("error=\"java.lang.IllegalStateException: boom\\n\\tat io.ql3.worker")
+    assertThat(lines().get(0))
+        .contains("error=\"java.lang.IllegalStateException: boom\\n\\tat io.ql3.worker")
         .contains("Caused by: java.io.IOException: disk");
   }
 

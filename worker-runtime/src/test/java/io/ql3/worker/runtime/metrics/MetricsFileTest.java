@@ -2,20 +2,22 @@ package io.ql3.worker.runtime.metrics;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.Operation;
 import io.ql3.worker.journal.Outcome;
 import io.ql3.worker.runtime.status.StatusSnapshot;
-import io.ql3.worker.contract.AnswerKind;
 import java.time.Instant;
 import java.util.Locale;
 import org.junit.jupiter.api.Test;
 
 class MetricsFileTest {
-  static final MetricsFile.Build BUILD = new MetricsFile.Build("1.2.3", "abc\"def", "17.0.15", "edge");
+  static final MetricsFile.Build BUILD =
+      new MetricsFile.Build("1.2.3", "abc\"def", "17.0.15", "edge");
   static final Instant NOT_AFTER = Instant.parse("2027-01-01T00:00:00Z");
 
   private static String render(AgentMetrics m) {
-    StatusSnapshot s = StatusSnapshot.beforeSession(Instant.EPOCH, 1, "edge-0001", "edge", "running", null);
+    StatusSnapshot s =
+        StatusSnapshot.beforeSession(Instant.EPOCH, 1, "edge-0001", "edge", "running", null);
     return MetricsFile.render(s, m, 1, BUILD, NOT_AFTER);
   }
 
@@ -24,13 +26,21 @@ class MetricsFileTest {
     String text = render(new AgentMetrics());
     for (Operation op : Operation.values()) {
       for (AnswerKind k : AnswerKind.values()) {
-        assertThat(text).contains("ql3_worker_requests_total{operation=\"" + op.wireName() + "\",result=\""
-            + k.name().toLowerCase(Locale.ROOT) + "\"} 0\n");
+        assertThat(text)
+            .contains(
+                "ql3_worker_requests_total{operation=\""
+                    + op.wireName()
+                    + "\",result=\""
+                    + k.name().toLowerCase(Locale.ROOT)
+                    + "\"} 0\n");
       }
-      assertThat(text).contains("ql3_worker_request_seconds_count{operation=\"" + op.wireName() + "\"} 0\n");
+      assertThat(text)
+          .contains("ql3_worker_request_seconds_count{operation=\"" + op.wireName() + "\"} 0\n");
     }
     for (Outcome o : Outcome.values()) {
-      assertThat(text).contains("ql3_worker_runs_total{outcome=\"" + o.name().toLowerCase(Locale.ROOT) + "\"} 0\n");
+      assertThat(text)
+          .contains(
+              "ql3_worker_runs_total{outcome=\"" + o.name().toLowerCase(Locale.ROOT) + "\"} 0\n");
     }
   }
 
@@ -40,7 +50,8 @@ class MetricsFileTest {
     m.runOutcome("SUCCEEDED");
     m.request("pull", AnswerKind.SUCCESS, 2_000_000);
     String text = render(m);
-    assertThat(text).contains("ql3_worker_runs_total{outcome=\"succeeded\"} 1\n")
+    assertThat(text)
+        .contains("ql3_worker_runs_total{outcome=\"succeeded\"} 1\n")
         .contains("ql3_worker_requests_total{operation=\"pull\",result=\"success\"} 1\n")
         .contains("ql3_worker_request_seconds_sum{operation=\"pull\"} 0.002000\n");
     assertThat(text.split("ql3_worker_runs_total\\{outcome=\"succeeded\"}", -1)).hasSize(2);
@@ -49,9 +60,12 @@ class MetricsFileTest {
   @Test
   void buildInfoAndTheExpiryAsAUnixTimestamp() {
     String text = render(new AgentMetrics());
-    assertThat(text).contains("# TYPE ql3_worker_build_info gauge\n")
-        .contains("ql3_worker_build_info{version=\"1.2.3\",revision=\"abc\\\"def\",java=\"17.0.15\",profile=\"edge\"} 1\n")
-        .contains("ql3_worker_certificate_expiry_timestamp_seconds " + NOT_AFTER.getEpochSecond() + "\n")
+    assertThat(text)
+        .contains("# TYPE ql3_worker_build_info gauge\n")
+        .contains(
+            "ql3_worker_build_info{version=\"1.2.3\",revision=\"abc\\\"def\",java=\"17.0.15\",profile=\"edge\"} 1\n")
+        .contains(
+            "ql3_worker_certificate_expiry_timestamp_seconds " + NOT_AFTER.getEpochSecond() + "\n")
         .doesNotContain("expiry_days");
   }
 }

@@ -2,8 +2,8 @@ package io.ql3.worker.runtime.plane;
 
 import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.runtime.exec.ExecutionContext;
-import io.ql3.worker.runtime.exec.Executor;
 import io.ql3.worker.runtime.exec.ExecutionResult;
+import io.ql3.worker.runtime.exec.Executor;
 import io.ql3.worker.runtime.exec.PreparedRun;
 import io.ql3.worker.runtime.exec.RunHandle;
 import java.io.IOException;
@@ -11,17 +11,17 @@ import java.net.URL;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.util.OptionalLong;
-import java.util.concurrent.CompletableFuture;
 import java.util.Collections;
 import java.util.Enumeration;
 import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
- * A test executor with a bug: {@code prepare} throws a RuntimeException for a spec
- * {@code {"boom":true}}; any other spec prepares a no-op run. It records what it prepared,
- * launched and discarded.
+ * A test executor with a bug: {@code prepare} throws a RuntimeException for a spec {@code
+ * {"boom":true}}; any other spec prepares a no-op run. It records what it prepared, launched and
+ * discarded.
  */
 public final class BrittleExecutor implements Executor {
   static final List<String> EVENTS = new CopyOnWriteArrayList<>();
@@ -53,7 +53,8 @@ public final class BrittleExecutor implements Executor {
       public RunHandle launch() {
         EVENTS.add("launched " + run);
         Instant at = Instant.now();
-        CompletableFuture<ExecutionResult> done = CompletableFuture.completedFuture(ExecutionResult.succeeded(0));
+        CompletableFuture<ExecutionResult> done =
+            CompletableFuture.completedFuture(ExecutionResult.succeeded(0));
         return new RunHandle() {
           @Override
           public OptionalLong pid() {
@@ -82,14 +83,16 @@ public final class BrittleExecutor implements Executor {
   /** A class loader whose ServiceLoader finds exactly this executor (beside the built-ins). */
   static ClassLoader loader(Path dir) throws IOException {
     Path services = dir.resolve("brittle-services");
-    Files.writeString(Files.createDirectories(services).resolve(Executor.class.getName()),
+    Files.writeString(
+        Files.createDirectories(services).resolve(Executor.class.getName()),
         BrittleExecutor.class.getName() + "\n");
     URL url = services.resolve(Executor.class.getName()).toUri().toURL();
     return new ClassLoader(BrittleExecutor.class.getClassLoader()) {
       @Override
       public Enumeration<URL> getResources(String name) throws IOException {
         return name.equals("META-INF/services/" + Executor.class.getName())
-            ? Collections.enumeration(List.of(url)) : super.getResources(name);
+            ? Collections.enumeration(List.of(url))
+            : super.getResources(name);
       }
     };
   }

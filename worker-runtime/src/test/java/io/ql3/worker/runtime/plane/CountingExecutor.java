@@ -3,10 +3,10 @@ package io.ql3.worker.runtime.plane;
 import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.JsonValue;
 import io.ql3.worker.contract.OpaqueSpec;
-import io.ql3.worker.runtime.exec.TestEchoExecutor;
 import io.ql3.worker.runtime.exec.ExecutionContext;
 import io.ql3.worker.runtime.exec.Executor;
 import io.ql3.worker.runtime.exec.PreparedRun;
+import io.ql3.worker.runtime.exec.TestEchoExecutor;
 import java.io.IOException;
 import java.net.URL;
 import java.nio.file.Files;
@@ -22,13 +22,18 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * to prepare (runId and attempt) and succeeds at once with the output "ran".
  */
 public final class CountingExecutor implements Executor {
-  /** Every run prepared, in order (ServiceLoader constructs the executor: a static is the only way out). */
+  /**
+   * Every run prepared, in order (ServiceLoader constructs the executor: a static is the only way
+   * out).
+   */
   static final List<String> PREPARED = new CopyOnWriteArrayList<>();
 
   /** The run itself is the SPI-only test executor's, with the output "ran". */
   private static final TestEchoExecutor ECHO = new TestEchoExecutor();
-  private static final OpaqueSpec RAN = new OpaqueSpec("test-echo",
-      new JsonValue.JsonObject(Map.of("text", new JsonValue.JsonString("ran"))));
+
+  private static final OpaqueSpec RAN =
+      new OpaqueSpec(
+          "test-echo", new JsonValue.JsonObject(Map.of("text", new JsonValue.JsonString("ran"))));
 
   public CountingExecutor() {}
 
@@ -54,14 +59,16 @@ public final class CountingExecutor implements Executor {
   /** A class loader whose ServiceLoader finds exactly this executor (beside the built-ins). */
   static ClassLoader loader(Path dir) throws IOException {
     Path services = dir.resolve("services");
-    Files.writeString(Files.createDirectories(services).resolve(Executor.class.getName()),
+    Files.writeString(
+        Files.createDirectories(services).resolve(Executor.class.getName()),
         CountingExecutor.class.getName() + "\n");
     URL url = services.resolve(Executor.class.getName()).toUri().toURL();
     return new ClassLoader(CountingExecutor.class.getClassLoader()) {
       @Override
       public Enumeration<URL> getResources(String name) throws IOException {
         return name.equals("META-INF/services/" + Executor.class.getName())
-            ? Collections.enumeration(List.of(url)) : super.getResources(name);
+            ? Collections.enumeration(List.of(url))
+            : super.getResources(name);
       }
     };
   }

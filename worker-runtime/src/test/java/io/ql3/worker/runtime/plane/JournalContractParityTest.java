@@ -32,7 +32,8 @@ class JournalContractParityTest {
   void failureCategoriesAreTheSameAndMapToTheirNamesakeBothWays() {
     assertThat(names(io.ql3.worker.journal.FailureCategory.class))
         .containsExactlyInAnyOrderElementsOf(names(io.ql3.worker.contract.FailureCategory.class));
-    for (io.ql3.worker.contract.FailureCategory c : io.ql3.worker.contract.FailureCategory.values()) {
+    for (io.ql3.worker.contract.FailureCategory c :
+        io.ql3.worker.contract.FailureCategory.values()) {
       assertThat(JournalMapping.toJournal(c).name()).isEqualTo(c.name());
       assertThat(JournalMapping.toWire(JournalMapping.toJournal(c))).isSameAs(c);
     }
@@ -40,8 +41,9 @@ class JournalContractParityTest {
 
   @Test
   void theJournalsDispositionIsTheContractsPlusTheLocalUndeliverable() {
-    assertThat(names(io.ql3.worker.journal.Disposition.class)).containsExactlyInAnyOrderElementsOf(
-        concat(names(io.ql3.worker.contract.Disposition.class), "UNDELIVERABLE"));
+    assertThat(names(io.ql3.worker.journal.Disposition.class))
+        .containsExactlyInAnyOrderElementsOf(
+            concat(names(io.ql3.worker.contract.Disposition.class), "UNDELIVERABLE"));
     for (io.ql3.worker.contract.Disposition d : io.ql3.worker.contract.Disposition.values()) {
       assertThat(JournalMapping.toJournal(d).name()).isEqualTo(d.name());
     }
@@ -55,11 +57,15 @@ class JournalContractParityTest {
 
   @Test
   void failureLimitsAreTheContracts() {
-    assertThat(io.ql3.worker.journal.Failure.CODE_PATTERN).isEqualTo(io.ql3.worker.contract.Failure.CODE_PATTERN);
+    assertThat(io.ql3.worker.journal.Failure.CODE_PATTERN)
+        .isEqualTo(io.ql3.worker.contract.Failure.CODE_PATTERN);
     assertThat(io.ql3.worker.journal.Failure.MAX_MESSAGE_CHARS)
         .isEqualTo(io.ql3.worker.contract.Failure.MAX_MESSAGE_CHARS);
-    io.ql3.worker.contract.Failure longest = new io.ql3.worker.contract.Failure(
-        io.ql3.worker.contract.FailureCategory.PERMANENT, "a" + "_".repeat(63), "m".repeat(1024));
+    io.ql3.worker.contract.Failure longest =
+        new io.ql3.worker.contract.Failure(
+            io.ql3.worker.contract.FailureCategory.PERMANENT,
+            "a" + "_".repeat(63),
+            "m".repeat(1024));
     assertThat(JournalMapping.toWire(JournalMapping.toJournal(longest))).isEqualTo(longest);
   }
 

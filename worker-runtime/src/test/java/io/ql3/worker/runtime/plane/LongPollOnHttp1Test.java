@@ -19,9 +19,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Review defect #6: a long poll chosen for h2 ({@code waitMs} 55 s) must never go out on http/1.1,
  * where it would hold the one connection (contract section 1), and its identical resend after an
- * unknown outcome cannot be shortened (sections 3 and 6). The reference control plane cannot
- * change its ALPN while keeping its sessions (a restarted one forgets them and fences at once), so
- * it serves http/1.1 only and the h2 side is played at the {@link PlaneIngress} seam: the plane is
+ * unknown outcome cannot be shortened (sections 3 and 6). The reference control plane cannot change
+ * its ALPN while keeping its sessions (a restarted one forgets them and fences at once), so it
+ * serves http/1.1 only and the h2 side is played at the {@link PlaneIngress} seam: the plane is
  * told the last connection spoke h2, and in the second test the first try of the long poll is
  * delivered as it would have been on that h2 connection. Everything else is real: the plane, the
  * journal, the transport, TLS 1.3 and the server's parking and replay.
@@ -38,14 +38,17 @@ class LongPollOnHttp1Test {
   }
 
   private long requestsOnTheWire() {
-    return Stream.concat(h.cp.connections().open().stream(), h.cp.connections().recentlyClosed().stream())
-        .mapToLong(ConnectionRegistry.ConnectionView::requests).sum();
+    return Stream.concat(
+            h.cp.connections().open().stream(), h.cp.connections().recentlyClosed().stream())
+        .mapToLong(ConnectionRegistry.ConnectionView::requests)
+        .sum();
   }
 
   @Test
   void aLongPollChosenForH2IsNotSentOnHttp1AndAShortPullReplacesIt() throws Exception {
     h = new PlaneHarness(dir, Alpn.HTTP1_ONLY, List.of("noop"), getClass().getClassLoader());
-    SessionLease lease = h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    SessionLease lease =
+        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
     long registerRequests = requestsOnTheWire();
     h.ingress.staleH2.set(1);
 
@@ -56,9 +59,12 @@ class LongPollOnHttp1Test {
     assertThat(h.ingress.calls).hasSize(2);
     assertThat(h.ingress.calls.get(0)).startsWith("longPoll ").endsWith(" waitMs=55000");
     assertThat(h.ingress.calls.get(1)).startsWith("pull ").endsWith(" waitMs=0");
-    assertThat(h.ingress.calls.get(1).split(" ")[1]).as("a new pullId: the first never left")
+    assertThat(h.ingress.calls.get(1).split(" ")[1])
+        .as("a new pullId: the first never left")
         .isNotEqualTo(h.ingress.calls.get(0).split(" ")[1]);
-    assertThat(requestsOnTheWire() - registerRequests).as("only the short pull reached the server").isEqualTo(1);
+    assertThat(requestsOnTheWire() - registerRequests)
+        .as("only the short pull reached the server")
+        .isEqualTo(1);
     assertThat(h.cp.controlPlane().parkedCount()).isZero();
     assertThat(h.journal.facts().openPulls()).as("both reservations closed").isEmpty();
     assertThat(h.plane.pullOutstanding()).isFalse();
@@ -69,18 +75,22 @@ class LongPollOnHttp1Test {
   @Test
   void aLostLongPollIsNeverResentOnHttp1AndItsSessionIsGivenUp() throws Exception {
     h = new PlaneHarness(dir, Alpn.HTTP1_ONLY, List.of("noop"), getClass().getClassLoader());
-    SessionLease lease = h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    SessionLease lease =
+        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
     long registerRequests = requestsOnTheWire();
     h.ingress.staleH2.set(1);
     // The first try goes out as on the h2 connection; the server parks it (nothing queued).
-    h.ingress.longPollRoute = a -> {
-      h.ingress.longPollRoute = null; // later tries: the real h2-only long poll
-      return h.client.pull((SessionId) a[0], (io.ql3.worker.contract.PullRequest) a[1],
-          (io.ql3.worker.contract.OfferPolicy) a[2]);
-    };
+    h.ingress.longPollRoute =
+        a -> {
+          h.ingress.longPollRoute = null; // later tries: the real h2-only long poll
+          return h.client.pull(
+              (SessionId) a[0],
+              (io.ql3.worker.contract.PullRequest) a[1],
+              (io.ql3.worker.contract.OfferPolicy) a[2]);
+        };
     h.tick(lease);
-    io.ql3.worker.runtime.plane.PlaneHarnessAwait.until("the server parks the long poll",
-        () -> h.cp.controlPlane().parkedCount() == 1);
+    io.ql3.worker.runtime.plane.PlaneHarnessAwait.until(
+        "the server parks the long poll", () -> h.cp.controlPlane().parkedCount() == 1);
     h.cp.connections().closeAll(); // the connection drops: outcome unknown
     h.answer(lease);
     assertThat(h.plane.pullOutstanding()).as("kept for an identical resend").isTrue();
@@ -90,9 +100,15 @@ class LongPollOnHttp1Test {
     h.answer(lease);
 
     assertThat(h.ingress.calls).hasSize(2);
-    assertThat(h.ingress.calls.get(1)).as("the identical request was tried").isEqualTo(h.ingress.calls.get(0));
-    assertThat(requestsOnTheWire() - registerRequests).as("only the first try reached the server").isEqualTo(1);
-    assertThat(h.cp.controlPlane().parkedCount()).as("nothing holds the http/1.1 connection").isZero();
+    assertThat(h.ingress.calls.get(1))
+        .as("the identical request was tried")
+        .isEqualTo(h.ingress.calls.get(0));
+    assertThat(requestsOnTheWire() - registerRequests)
+        .as("only the first try reached the server")
+        .isEqualTo(1);
+    assertThat(h.cp.controlPlane().parkedCount())
+        .as("nothing holds the http/1.1 connection")
+        .isZero();
     // No run of the session is held: the pull is given up and the session must end.
     assertThat(h.events).containsExactly("unrecoverable");
     assertThat(h.plane.pullOutstanding()).isFalse();

@@ -77,14 +77,33 @@ class OfferAcceptanceGroupCommitTest {
     DevPki pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
     pki.create(List.of(WORKER));
     Clock serverClock = Clock.fixed(Instant.parse("2026-11-30T00:00:00Z"), ZoneOffset.UTC);
-    cp = ControlPlaneServer.start(new ControlPlaneServer.Config(pki.dir(), "127.0.0.1", 0, 0, Alpn.H2_AND_HTTP1,
-        new Settings(30_000, 90_000, 90_000, 500, 64), serverClock, 1, EventLog.quiet(), false));
+    cp =
+        ControlPlaneServer.start(
+            new ControlPlaneServer.Config(
+                pki.dir(),
+                "127.0.0.1",
+                0,
+                0,
+                Alpn.H2_AND_HTTP1,
+                new Settings(30_000, 90_000, 90_000, 500, 64),
+                serverClock,
+                1,
+                EventLog.quiet(),
+                false));
     Path w = pki.workerDir(WORKER);
-    CredentialProvider credentials = CredentialProvider.load(
-        new CredentialFiles(w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
-        WORKER, Clock.systemUTC(), CredentialProvider.Settings.defaults());
-    client = IngressClient.open(new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
-        WorkerId.of(WORKER), credentials, TransportSettings.defaults("test"));
+    CredentialProvider credentials =
+        CredentialProvider.load(
+            new CredentialFiles(
+                w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
+            WORKER,
+            Clock.systemUTC(),
+            CredentialProvider.Settings.defaults());
+    client =
+        IngressClient.open(
+            new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
+            WorkerId.of(WORKER),
+            credentials,
+            TransportSettings.defaults("test"));
     journal = Journal.open(JournalConfig.of(dir.resolve("journal"), WORKER));
   }
 
@@ -104,22 +123,41 @@ class OfferAcceptanceGroupCommitTest {
   @Test
   void onePullAnswerWithSeveralOffersIsOneForceBeforeAnyLaunch() throws Exception {
     SessionLease lease = register();
-    journal.append(new JournalRecord.SessionRegistered(lease.sessionId().value(), lease.generation()));
-    cp.controlPlane().submit(new RunSubmission(3, "noop", "{}".getBytes(StandardCharsets.UTF_8), 60_000, WORKER,
-        Map.of(), null, null, 0));
+    journal.append(
+        new JournalRecord.SessionRegistered(lease.sessionId().value(), lease.generation()));
+    cp.controlPlane()
+        .submit(
+            new RunSubmission(
+                3,
+                "noop",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                60_000,
+                WORKER,
+                Map.of(),
+                null,
+                null,
+                0));
 
     AtomicLong forcesBeforeAnswer = new AtomicLong(-1);
     List<String> seenAtLaunch = new ArrayList<>();
-    PlaneListener listener = new PlaneListener() {
-      @Override
-      public void runStarted(String runId, long attempt, OptionalLong pid) {
-        // Called right after launch: everything must already be durable, with a single force.
-        long forces = journal.stats().forces() - forcesBeforeAnswer.get();
-        List<String> started = journal.facts().running().stream().map(RunFact::key).map(k -> k.runId()).toList();
-        seenAtLaunch.add(runId + " forces=" + forces + " startedDurable=" + started.contains(runId)
-            + " pullsOpen=" + journal.facts().openPulls().size());
-      }
-    };
+    PlaneListener listener =
+        new PlaneListener() {
+          @Override
+          public void runStarted(String runId, long attempt, OptionalLong pid) {
+            // Called right after launch: everything must already be durable, with a single force.
+            long forces = journal.stats().forces() - forcesBeforeAnswer.get();
+            List<String> started =
+                journal.facts().running().stream().map(RunFact::key).map(k -> k.runId()).toList();
+            seenAtLaunch.add(
+                runId
+                    + " forces="
+                    + forces
+                    + " startedDurable="
+                    + started.contains(runId)
+                    + " pullsOpen="
+                    + journal.facts().openPulls().size());
+          }
+        };
     ExecutionPlane plane = plane(listener);
 
     plane.tick(now, Optional.of(lease), false); // reserves (one force) and sends the pull
@@ -131,46 +169,75 @@ class OfferAcceptanceGroupCommitTest {
     now += MS;
     plane.tick(now, Optional.empty(), false); // no permit: accept and launch only, no new pull
 
-    assertThat(seenAtLaunch).hasSize(3).allSatisfy(s -> assertThat(s).endsWith("forces=1 startedDurable=true pullsOpen=0"));
+    assertThat(seenAtLaunch)
+        .hasSize(3)
+        .allSatisfy(s -> assertThat(s).endsWith("forces=1 startedDurable=true pullsOpen=0"));
     // 3 x (offer accepted + run started) + pull closed, all in that one force.
     assertThat(journal.stats().records() - recordsBefore).isEqualTo(7);
     assertThat(journal.stats().forces() - forcesBeforeAnswer.get()).isEqualTo(1);
   }
 
   private ExecutionPlane plane(PlaneListener listener) throws Exception {
-    ExecutorRegistry executors = ExecutorRegistry.load(List.of("noop"), ProcessExecutorSettings.defaults(),
-        getClass().getClassLoader());
-    PlaneSettings settings = new PlaneSettings(dir.resolve("work"), 8, Duration.ofSeconds(20), Duration.ofSeconds(1),
-        Duration.ofSeconds(8), 4);
-    return new ExecutionPlane(journal, PlaneIngress.of(client, new TimedCalls(new AgentMetrics())), executors,
-        OfferPolicy.of(capability()), settings, new Uuid7Generator(Clock.systemUTC(), new Random(7)), new FixedClock(),
-        () -> 16, listener, wakes::release, new Random(42));
+    ExecutorRegistry executors =
+        ExecutorRegistry.load(
+            List.of("noop"), ProcessExecutorSettings.defaults(), getClass().getClassLoader());
+    PlaneSettings settings =
+        new PlaneSettings(
+            dir.resolve("work"),
+            8,
+            Duration.ofSeconds(20),
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(8),
+            4);
+    return new ExecutionPlane(
+        journal,
+        PlaneIngress.of(client, new TimedCalls(new AgentMetrics())),
+        executors,
+        OfferPolicy.of(capability()),
+        settings,
+        new Uuid7Generator(Clock.systemUTC(), new Random(7)),
+        new FixedClock(),
+        () -> 16,
+        listener,
+        wakes::release,
+        new Random(42));
   }
 
   private static Capability capability() throws Exception {
     return new CapabilityBuilder()
-        .agent("1.0.0", "0".repeat(40)).architecture("amd64").os("linux").runtime("java", "17")
-        .executor("noop", "1").limits(16, 65536, 8).profile(Profile.NODE).build();
+        .agent("1.0.0", "0".repeat(40))
+        .architecture("amd64")
+        .os("linux")
+        .runtime("java", "17")
+        .executor("noop", "1")
+        .limits(16, 65536, 8)
+        .profile(Profile.NODE)
+        .build();
   }
 
   private SessionLease register() throws Exception {
     Semaphore answered = new Semaphore(0);
-    SessionCoordinator coordinator = new SessionCoordinator(
-        SessionCoordinator.IngressClient.of(client, new TimedCalls(new AgentMetrics())), capability(),
-        new SessionInputs() {
-          @Override
-          public int availableSlots() {
-            return 16;
-          }
+    SessionCoordinator coordinator =
+        new SessionCoordinator(
+            SessionCoordinator.IngressClient.of(client, new TimedCalls(new AgentMetrics())),
+            capability(),
+            new SessionInputs() {
+              @Override
+              public int availableSlots() {
+                return 16;
+              }
 
-          @Override
-          public RunCounts runCounts() {
-            return new RunCounts(0, 0);
-          }
-        },
-        new SessionListener() { },
-        new Uuid7Generator(Clock.systemUTC(), new Random(3)), answered::release,
-        Duration.ofSeconds(1), Duration.ofSeconds(8), new Random(5));
+              @Override
+              public RunCounts runCounts() {
+                return new RunCounts(0, 0);
+              }
+            },
+            new SessionListener() {},
+            new Uuid7Generator(Clock.systemUTC(), new Random(3)),
+            answered::release,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(8),
+            new Random(5));
     coordinator.register(now);
     assertThat(answered.tryAcquire(30, TimeUnit.SECONDS)).as("register is answered").isTrue();
     coordinator.tick(now);

@@ -59,7 +59,9 @@ class PlaneAnswersTest {
   static final long MS = 1_000_000L;
   static final String WORKER = "edge-0001";
 
-  /** Scripted answers per operation, in order; with nothing scripted the request stays on the wire. */
+  /**
+   * Scripted answers per operation, in order; with nothing scripted the request stays on the wire.
+   */
   static final class ScriptedIngress implements PlaneIngress {
     final Deque<CompletableFuture<Answer<PullResponse>>> pulls = new ArrayDeque<>();
     final Deque<CompletableFuture<Answer<CompleteResponse>>> completes = new ArrayDeque<>();
@@ -76,7 +78,8 @@ class PlaneAnswersTest {
     }
 
     @Override
-    public CompletableFuture<Answer<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+    public CompletableFuture<Answer<CompleteResponse>> complete(
+        SessionId s, RunId run, CompleteRequest r) {
       completesSent.add(run.value());
       lastComplete = completes.isEmpty() ? new CompletableFuture<>() : completes.poll();
       return lastComplete;
@@ -155,12 +158,30 @@ class PlaneAnswersTest {
 
   /** Builds the plane (after any seeding of the journal) and reconciles it. */
   void plane() throws Exception {
-    ExecutorRegistry registry = ExecutorRegistry.load(List.of("noop", "brittle"), ProcessExecutorSettings.defaults(),
-        BrittleExecutor.loader(dir));
-    plane = new ExecutionPlane(journal, ingress, registry, OfferPolicy.CONTRACT,
-        new PlaneSettings(dir.resolve("runs"), 4, Duration.ofSeconds(30), Duration.ofSeconds(1),
-            Duration.ofSeconds(60), 4),
-        ids, clock, () -> freeSlots, session, () -> {}, new Random(42));
+    ExecutorRegistry registry =
+        ExecutorRegistry.load(
+            List.of("noop", "brittle"),
+            ProcessExecutorSettings.defaults(),
+            BrittleExecutor.loader(dir));
+    plane =
+        new ExecutionPlane(
+            journal,
+            ingress,
+            registry,
+            OfferPolicy.CONTRACT,
+            new PlaneSettings(
+                dir.resolve("runs"),
+                4,
+                Duration.ofSeconds(30),
+                Duration.ofSeconds(1),
+                Duration.ofSeconds(60),
+                4),
+            ids,
+            clock,
+            () -> freeSlots,
+            session,
+            () -> {},
+            new Random(42));
     plane.reconcile();
   }
 
@@ -180,11 +201,20 @@ class PlaneAnswersTest {
 
   /** A result recorded before this start: its completion is delivered first. */
   void seedPendingCompletion(String run) {
-    journal.append(new JournalRecord.OfferAccepted(run, 1, lease.sessionId().value(), 7, "noop",
-        NoopSpec.INSTANCE.digest(), "k-" + run, 60_000));
+    journal.append(
+        new JournalRecord.OfferAccepted(
+            run,
+            1,
+            lease.sessionId().value(),
+            7,
+            "noop",
+            NoopSpec.INSTANCE.digest(),
+            "k-" + run,
+            60_000));
     journal.append(new JournalRecord.RunStarted(run, 1, -1, -1));
-    journal.append(new JournalRecord.ResultRecorded(run, 1,
-        JournalMapping.toJournal(Outcome.SUCCEEDED, null, RunResult.NOT_RUN)));
+    journal.append(
+        new JournalRecord.ResultRecorded(
+            run, 1, JournalMapping.toJournal(Outcome.SUCCEEDED, null, RunResult.NOT_RUN)));
   }
 
   static <T> CompletableFuture<Answer<T>> answered(Answer<T> a) {
@@ -200,8 +230,14 @@ class PlaneAnswersTest {
   }
 
   static Offer brittleOffer(String run, boolean boom) {
-    return Offer.of(1, "k-" + run, new RunId(run), new OpaqueSpec("brittle",
-        new JsonValue.JsonObject(boom ? Map.of("boom", JsonValue.JsonBoolean.TRUE) : Map.of())), 60_000);
+    return Offer.of(
+        1,
+        "k-" + run,
+        new RunId(run),
+        new OpaqueSpec(
+            "brittle",
+            new JsonValue.JsonObject(boom ? Map.of("boom", JsonValue.JsonBoolean.TRUE) : Map.of())),
+        60_000);
   }
 
   /** The answer to the last pull sent, with these offers. */
@@ -215,8 +251,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 1: a completion answer that suspends the session (credentials refused) stops a pull
-   * that the same step would send later: the permit is read when the pull is sent.
+   * Defect 1: a completion answer that suspends the session (credentials refused) stops a pull that
+   * the same step would send later: the permit is read when the pull is sent.
    */
   @Test
   void aCompletionAnswerThatSuspendsTheSessionStopsAPullLaterInTheSameStep() throws Exception {
@@ -232,8 +268,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 1: a pull answer harvested in the same step as a fence (a drifting completion answer)
-   * is not executed: its offers are completed as never started.
+   * Defect 1: a pull answer harvested in the same step as a fence (a drifting completion answer) is
+   * not executed: its offers are completed as never started.
    */
   @Test
   void aPullAnswerHarvestedInTheStepOfAFenceIsCompletedNotStarted() throws Exception {
@@ -246,9 +282,15 @@ class PlaneAnswersTest {
     tick();
     assertThat(session.ended).isTrue();
     assertThat(events).doesNotContain("started r1");
-    awaitJournal(() -> journal.facts().pendingCompletions().stream().anyMatch(f -> f.key().runId().equals("r1")));
-    RunFact r1 = journal.facts().pendingCompletions().stream().filter(f -> f.key().runId().equals("r1"))
-        .findFirst().orElseThrow();
+    awaitJournal(
+        () ->
+            journal.facts().pendingCompletions().stream()
+                .anyMatch(f -> f.key().runId().equals("r1")));
+    RunFact r1 =
+        journal.facts().pendingCompletions().stream()
+            .filter(f -> f.key().runId().equals("r1"))
+            .findFirst()
+            .orElseThrow();
     assertThat(r1.result().outcome()).isEqualTo(io.ql3.worker.journal.Outcome.CANCELLED);
     assertThat(r1.result().failure().code()).isEqualTo("not_started");
   }
@@ -270,7 +312,9 @@ class PlaneAnswersTest {
     assertThat(plane.pullOutstanding()).as("kept, not closed").isTrue();
     session.suspended = false; // a later heartbeat is accepted again
     tickUntilPulls(3);
-    assertThat(ingress.pullsSent).extracting(PullRequest::pullId).containsOnly(ingress.pullsSent.get(0).pullId());
+    assertThat(ingress.pullsSent)
+        .extracting(PullRequest::pullId)
+        .containsOnly(ingress.pullsSent.get(0).pullId());
     assertThat(journal.facts().openPulls()).hasSize(1);
   }
 
@@ -278,8 +322,15 @@ class PlaneAnswersTest {
   @Test
   void aRetryAfterOfADayOnAPullIsCappedAtOneMinute() throws Exception {
     plane();
-    ingress.pulls.add(answered(new Answer.Refusal<>(AnswerKind.TRANSIENT, 503, ErrorCode.UNAVAILABLE,
-        Optional.of(Duration.ofSeconds(86_400)), null, "scripted")));
+    ingress.pulls.add(
+        answered(
+            new Answer.Refusal<>(
+                AnswerKind.TRANSIENT,
+                503,
+                ErrorCode.UNAVAILABLE,
+                Optional.of(Duration.ofSeconds(86_400)),
+                null,
+                "scripted")));
     tick();
     tick();
     advance(59_999);
@@ -291,14 +342,24 @@ class PlaneAnswersTest {
     assertThat(ingress.pullsSent.get(1).pullId()).isEqualTo(ingress.pullsSent.get(0).pullId());
   }
 
-  /** Defect 11: a 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not held for a day). */
+  /**
+   * Defect 11: a 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not
+   * held for a day).
+   */
   @Test
   void aRetryAfterOfADayOnACompletionIsCappedAtOneMinute() throws Exception {
     seedPendingCompletion("done-1");
     plane();
     freeSlots = 0;
-    ingress.completes.add(answered(new Answer.Refusal<>(AnswerKind.TRANSIENT, 429, ErrorCode.RATE_LIMITED,
-        Optional.of(Duration.ofSeconds(86_400)), null, "scripted")));
+    ingress.completes.add(
+        answered(
+            new Answer.Refusal<>(
+                AnswerKind.TRANSIENT,
+                429,
+                ErrorCode.RATE_LIMITED,
+                Optional.of(Duration.ofSeconds(86_400)),
+                null,
+                "scripted")));
     ingress.completes.add(answered(accepted("done-1")));
     tick();
     tick();
@@ -336,11 +397,18 @@ class PlaneAnswersTest {
     tick();
     for (int round = 0; round < 20; round++) {
       if (ingress.lastPull != null && !ingress.lastPull.isDone()) {
-        ingress.lastPull.complete(offers(Offer.of(1, "k", new RunId("ghost-" + round),
-            new OpaqueSpec("ghost", JsonValue.JsonObject.EMPTY), 60_000)));
+        ingress.lastPull.complete(
+            offers(
+                Offer.of(
+                    1,
+                    "k",
+                    new RunId("ghost-" + round),
+                    new OpaqueSpec("ghost", JsonValue.JsonObject.EMPTY),
+                    60_000)));
       }
       if (ingress.lastComplete != null && !ingress.lastComplete.isDone()) {
-        ingress.lastComplete.complete(accepted(ingress.completesSent.get(ingress.completesSent.size() - 1)));
+        ingress.lastComplete.complete(
+            accepted(ingress.completesSent.get(ingress.completesSent.size() - 1)));
       }
       tick(); // no time passes
     }
@@ -351,8 +419,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 14: an executor whose prepare throws a RuntimeException fails that offer only: the
-   * runs prepared before it are launched (not leaked), the pull is closed, not resent.
+   * Defect 14: an executor whose prepare throws a RuntimeException fails that offer only: the runs
+   * prepared before it are launched (not leaked), the pull is closed, not resent.
    */
   @Test
   void anExecutorThatThrowsWhilePreparingFailsThatOfferOnly() throws Exception {
@@ -363,23 +431,39 @@ class PlaneAnswersTest {
     assertThatCode(this::tick).doesNotThrowAnyException();
     assertThat(BrittleExecutor.EVENTS).containsExactly("prepared ok-1", "launched ok-1");
     assertThat(ingress.pullsSent).as("the answered pull is closed; the next one is new").hasSize(2);
-    assertThat(journal.facts().openPulls()).extracting(p -> p.pullId())
+    assertThat(journal.facts().openPulls())
+        .extracting(p -> p.pullId())
         .containsExactly(ingress.pullsSent.get(1).pullId().value());
     assertThat(ingress.pullsSent.get(1).pullId()).isNotEqualTo(ingress.pullsSent.get(0).pullId());
-    awaitJournal(() -> journal.facts().pendingCompletions().stream().anyMatch(f -> f.key().runId().equals("boom-1")));
-    RunFact boom = journal.facts().pendingCompletions().stream().filter(f -> f.key().runId().equals("boom-1"))
-        .findFirst().orElseThrow();
+    awaitJournal(
+        () ->
+            journal.facts().pendingCompletions().stream()
+                .anyMatch(f -> f.key().runId().equals("boom-1")));
+    RunFact boom =
+        journal.facts().pendingCompletions().stream()
+            .filter(f -> f.key().runId().equals("boom-1"))
+            .findFirst()
+            .orElseThrow();
     assertThat(boom.result().failure().code()).isEqualTo("executor_error");
   }
 
-  /** Defect 8: a completion refused with a 409 session code is settled undeliverable, not retried. */
+  /**
+   * Defect 8: a completion refused with a 409 session code is settled undeliverable, not retried.
+   */
   @Test
   void aCompletionRefusedWithASessionCodeIsSettledUndeliverable() throws Exception {
     seedPendingCompletion("done-1");
     plane();
     freeSlots = 0;
-    ingress.completes.add(answered(new Answer.Refusal<>(AnswerKind.FENCED, 409, ErrorCode.SESSION_FENCED,
-        Optional.empty(), null, "scripted")));
+    ingress.completes.add(
+        answered(
+            new Answer.Refusal<>(
+                AnswerKind.FENCED,
+                409,
+                ErrorCode.SESSION_FENCED,
+                Optional.empty(),
+                null,
+                "scripted")));
     tick();
     tick();
     assertThat(events).contains("undeliverable done-1");
@@ -387,8 +471,10 @@ class PlaneAnswersTest {
     advance(120_000);
     tick();
     assertThat(ingress.completesSent).containsExactly("done-1");
-    awaitJournal(() -> journal.facts().recentCompletion("done-1", 1).map(RunFact::settlement).orElse(null)
-        == Settlement.UNDELIVERABLE);
+    awaitJournal(
+        () ->
+            journal.facts().recentCompletion("done-1", 1).map(RunFact::settlement).orElse(null)
+                == Settlement.UNDELIVERABLE);
   }
 
   void tickUntilPulls(int n) {
@@ -399,7 +485,8 @@ class PlaneAnswersTest {
     assertThat(ingress.pullsSent).hasSize(n);
   }
 
-  static void awaitJournal(java.util.function.BooleanSupplier condition) throws InterruptedException {
+  static void awaitJournal(java.util.function.BooleanSupplier condition)
+      throws InterruptedException {
     PlaneHarnessAwait.until("the journal records it", condition);
   }
 }

@@ -50,9 +50,9 @@ import java.util.function.Function;
 /**
  * The real execution plane on a real journal (files, fsync) and the real transport, against the
  * real reference control plane over TLS 1.3. The plane is driven by hand: the test passes the
- * monotonic time and the pull permit; a session is registered directly with the real client.
- * {@link #ingress} is the {@link PlaneIngress} seam: it records every call and lets a test decide
- * how a call reaches the transport.
+ * monotonic time and the pull permit; a session is registered directly with the real client. {@link
+ * #ingress} is the {@link PlaneIngress} seam: it records every call and lets a test decide how a
+ * call reaches the transport.
  */
 final class PlaneHarness implements AutoCloseable {
   static final String WORKER = "edge-0001";
@@ -71,74 +71,112 @@ final class PlaneHarness implements AutoCloseable {
   final Capability capability;
   long now = 1_000 * MS;
 
-  PlaneHarness(Path dir, Alpn alpn, List<String> executors, ClassLoader executorLoader) throws Exception {
+  PlaneHarness(Path dir, Alpn alpn, List<String> executors, ClassLoader executorLoader)
+      throws Exception {
     DevPki pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
     pki.create(List.of(WORKER));
     this.pkiDir = pki.dir();
     this.alpn = alpn;
     cp = startServer(0);
     Path w = pki.workerDir(WORKER);
-    CredentialProvider credentials = CredentialProvider.load(
-        new CredentialFiles(w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
-        WORKER, Clock.systemUTC(), CredentialProvider.Settings.defaults());
-    client = IngressClient.open(new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
-        WorkerId.of(WORKER), credentials, TransportSettings.defaults("test"));
-    ExecutorRegistry registry = ExecutorRegistry.load(executors, ProcessExecutorSettings.defaults(), executorLoader);
-    CapabilityBuilder b = new CapabilityBuilder()
-        .agent("1.0.0", "0".repeat(40)).architecture("amd64").os("linux").runtime("java", "17")
-        .limits(2, 65536, 1).profile(Profile.EDGE);
+    CredentialProvider credentials =
+        CredentialProvider.load(
+            new CredentialFiles(
+                w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
+            WORKER,
+            Clock.systemUTC(),
+            CredentialProvider.Settings.defaults());
+    client =
+        IngressClient.open(
+            new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
+            WorkerId.of(WORKER),
+            credentials,
+            TransportSettings.defaults("test"));
+    ExecutorRegistry registry =
+        ExecutorRegistry.load(executors, ProcessExecutorSettings.defaults(), executorLoader);
+    CapabilityBuilder b =
+        new CapabilityBuilder()
+            .agent("1.0.0", "0".repeat(40))
+            .architecture("amd64")
+            .os("linux")
+            .runtime("java", "17")
+            .limits(2, 65536, 1)
+            .profile(Profile.EDGE);
     for (var e : registry.advertised()) {
       b.executor(e.name(), e.version());
     }
     capability = b.build();
     journal = Journal.open(JournalConfig.of(dir.resolve("journal"), WORKER));
     ingress = new Seam(client);
-    plane = new ExecutionPlane(journal, ingress, registry, OfferPolicy.of(capability),
-        new PlaneSettings(dir.resolve("runs"), 1, Duration.ofSeconds(55), Duration.ofMillis(100),
-            Duration.ofSeconds(1), 4),
-        new Uuid7Generator(Clock.systemUTC(), new Random(7)), clock, () -> 1,
-        new PlaneListener() {
-          @Override
-          public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
-            events.add("started " + runId + " " + attempt);
-          }
+    plane =
+        new ExecutionPlane(
+            journal,
+            ingress,
+            registry,
+            OfferPolicy.of(capability),
+            new PlaneSettings(
+                dir.resolve("runs"),
+                1,
+                Duration.ofSeconds(55),
+                Duration.ofMillis(100),
+                Duration.ofSeconds(1),
+                4),
+            new Uuid7Generator(Clock.systemUTC(), new Random(7)),
+            clock,
+            () -> 1,
+            new PlaneListener() {
+              @Override
+              public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
+                events.add("started " + runId + " " + attempt);
+              }
 
-          @Override
-          public void offerDeduplicated(String runId, long attempt) {
-            events.add("deduplicated " + runId + " " + attempt);
-          }
+              @Override
+              public void offerDeduplicated(String runId, long attempt) {
+                events.add("deduplicated " + runId + " " + attempt);
+              }
 
-          @Override
-          public void completionDelivered(String runId, long attempt, String disposition) {
-            events.add("delivered " + runId + " " + attempt + " " + disposition);
-          }
+              @Override
+              public void completionDelivered(String runId, long attempt, String disposition) {
+                events.add("delivered " + runId + " " + attempt + " " + disposition);
+              }
 
-          @Override
-          public void pullOutcomeUnrecoverable(String why) {
-            events.add("unrecoverable");
-          }
+              @Override
+              public void pullOutcomeUnrecoverable(String why) {
+                events.add("unrecoverable");
+              }
 
-          @Override
-          public void executionAnswered(io.ql3.worker.contract.Operation op, Answer<?> answer) {
-            events.add("refused " + answer.kind());
-          }
+              @Override
+              public void executionAnswered(io.ql3.worker.contract.Operation op, Answer<?> answer) {
+                events.add("refused " + answer.kind());
+              }
 
-          @Override
-          public void completionUndeliverable(String runId, long attempt, String why) {
-            events.add("undeliverable " + runId + " " + attempt);
-          }
+              @Override
+              public void completionUndeliverable(String runId, long attempt, String why) {
+                events.add("undeliverable " + runId + " " + attempt);
+              }
 
-          @Override
-          public void executionDrift(io.ql3.worker.contract.Drift drift) {
-            events.add("drift");
-          }
-        },
-        wakes::release, new Random(42));
+              @Override
+              public void executionDrift(io.ql3.worker.contract.Drift drift) {
+                events.add("drift");
+              }
+            },
+            wakes::release,
+            new Random(42));
   }
 
   private ControlPlaneServer startServer(int port) throws Exception {
-    return ControlPlaneServer.start(new ControlPlaneServer.Config(pkiDir, "127.0.0.1", port, 0, alpn,
-        new Settings(10_000, 120_000, 120_000, 500, 64), Clock.systemUTC(), 1, EventLog.quiet(), false));
+    return ControlPlaneServer.start(
+        new ControlPlaneServer.Config(
+            pkiDir,
+            "127.0.0.1",
+            port,
+            0,
+            alpn,
+            new Settings(10_000, 120_000, 120_000, 500, 64),
+            Clock.systemUTC(),
+            1,
+            EventLog.quiet(),
+            false));
   }
 
   /** The control plane restarts on the same address and PKI, having lost everything it knew. */
@@ -148,11 +186,16 @@ final class PlaneHarness implements AutoCloseable {
     cp = startServer(port);
   }
 
-  /** Registers a session with the real client, journals it, and returns the permit to pull under. */
+  /**
+   * Registers a session with the real client, journals it, and returns the permit to pull under.
+   */
   SessionLease register(SessionId id) {
-    IngressResult<RegisterResponse> r = client.register(id, RegisterRequest.of(capability, 1)).join();
+    IngressResult<RegisterResponse> r =
+        client.register(id, RegisterRequest.of(capability, 1)).join();
     assertThat(r.kind()).as(r.toString()).isEqualTo(io.ql3.worker.contract.AnswerKind.SUCCESS);
-    journal.append(new io.ql3.worker.journal.JournalRecord.SessionRegistered(id.value(), r.value().generation()));
+    journal.append(
+        new io.ql3.worker.journal.JournalRecord.SessionRegistered(
+            id.value(), r.value().generation()));
     return new SessionLease(id, r.value().generation());
   }
 
@@ -162,7 +205,9 @@ final class PlaneHarness implements AutoCloseable {
 
   /** Waits for an answer (or a finished run) that must arrive, then applies it with a tick. */
   void answer(SessionLease permit) throws InterruptedException {
-    assertThat(wakes.tryAcquire(10, TimeUnit.SECONDS)).as("an answer arrives; calls: " + ingress.calls).isTrue();
+    assertThat(wakes.tryAcquire(10, TimeUnit.SECONDS))
+        .as("an answer arrives; calls: " + ingress.calls)
+        .isTrue();
     tick(permit);
   }
 
@@ -191,8 +236,10 @@ final class PlaneHarness implements AutoCloseable {
   static final class Seam implements PlaneIngress {
     final IngressClient client;
     final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+
     /** The canonical bytes of every completion sent, in order. */
     final List<byte[]> completions = Collections.synchronizedList(new ArrayList<>());
+
     /** How a long poll reaches the transport (default: the real h2-only long poll). */
     volatile Function<Object[], CompletableFuture<IngressResult<PullResponse>>> longPollRoute;
 
@@ -207,7 +254,8 @@ final class PlaneHarness implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Answer<PullResponse>> longPoll(SessionId s, PullRequest r, OfferPolicy p) {
+    public CompletableFuture<Answer<PullResponse>> longPoll(
+        SessionId s, PullRequest r, OfferPolicy p) {
       calls.add("longPoll " + r.pullId().value() + " waitMs=" + r.waitMs());
       var route = longPollRoute;
       return (route != null ? route.apply(new Object[] {s, r, p}) : client.longPoll(s, r, p))
@@ -215,7 +263,8 @@ final class PlaneHarness implements AutoCloseable {
     }
 
     @Override
-    public CompletableFuture<Answer<CompleteResponse>> complete(SessionId s, RunId run, CompleteRequest r) {
+    public CompletableFuture<Answer<CompleteResponse>> complete(
+        SessionId s, RunId run, CompleteRequest r) {
       calls.add("complete " + run.value() + " " + r.attempt() + " session " + s.value());
       completions.add(r.toCanonicalBytes());
       return client.complete(s, run, r).thenApply(IngressResult::answer);
@@ -227,14 +276,16 @@ final class PlaneHarness implements AutoCloseable {
     }
 
     /**
-     * How many more times to report {@code h2} whatever the transport says: the transport's
-     * report of the last connection's protocol, when that connection was h2 and has just dropped.
+     * How many more times to report {@code h2} whatever the transport says: the transport's report
+     * of the last connection's protocol, when that connection was h2 and has just dropped.
      */
-    final java.util.concurrent.atomic.AtomicInteger staleH2 = new java.util.concurrent.atomic.AtomicInteger();
+    final java.util.concurrent.atomic.AtomicInteger staleH2 =
+        new java.util.concurrent.atomic.AtomicInteger();
 
     @Override
     public Optional<Protocol> protocol() {
-      return staleH2.getAndUpdate(n -> Math.max(0, n - 1)) > 0 ? Optional.of(Protocol.H2)
+      return staleH2.getAndUpdate(n -> Math.max(0, n - 1)) > 0
+          ? Optional.of(Protocol.H2)
           : Protocol.of(client.protocol());
     }
   }

@@ -44,8 +44,21 @@ class PlaneReviewFixesTest {
   }
 
   private String submit() {
-    return h.cp.controlPlane().submit(new RunSubmission(1, "counting", "{}".getBytes(StandardCharsets.UTF_8),
-        60_000, PlaneHarness.WORKER, Map.of(), null, null, 0)).runIds().get(0);
+    return h.cp
+        .controlPlane()
+        .submit(
+            new RunSubmission(
+                1,
+                "counting",
+                "{}".getBytes(StandardCharsets.UTF_8),
+                60_000,
+                PlaneHarness.WORKER,
+                Map.of(),
+                null,
+                null,
+                0))
+        .runIds()
+        .get(0);
   }
 
   /**
@@ -69,56 +82,67 @@ class PlaneReviewFixesTest {
     assertThat(h.ingress.calls).as("nothing is sent while suspended").hasSize(1);
 
     h.tick(lease); // active again: the identical resend
-    h.answer(lease); // the replayed offer is accepted and launched (and the next long poll goes out)
+    h.answer(
+        lease); // the replayed offer is accepted and launched (and the next long poll goes out)
     assertThat(h.ingress.calls.size()).isGreaterThanOrEqualTo(2);
-    assertThat(h.ingress.calls.get(1)).as("same pullId, same bytes").isEqualTo(h.ingress.calls.get(0));
-    PlaneHarnessAwait.until("the run is delivered", () -> {
-      h.tick(lease);
-      return h.events.contains("delivered " + run + " 1 accepted");
-    });
+    assertThat(h.ingress.calls.get(1))
+        .as("same pullId, same bytes")
+        .isEqualTo(h.ingress.calls.get(0));
+    PlaneHarnessAwait.until(
+        "the run is delivered",
+        () -> {
+          h.tick(lease);
+          return h.events.contains("delivered " + run + " 1 accepted");
+        });
     assertThat(CountingExecutor.PREPARED).containsExactly(run + " 1");
     assertThat(h.cp.controlPlane().run(run).orElseThrow().state()).isEqualTo("completed");
     assertThat(h.cp.auditor().violations()).isEmpty();
   }
 
   /**
-   * A completion answered with a status outside the contract (a drift) is reported to the
-   * session, which fails closed (section 6); the result itself is kept and delivered later.
+   * A completion answered with a status outside the contract (a drift) is reported to the session,
+   * which fails closed (section 6); the result itself is kept and delivered later.
    */
   @Test
   void aDriftingCompletionIsReportedSoPullingStopsAndIsDeliveredLater() throws Exception {
     String run = submit();
     h.cp.faults().add("complete", Fault.Action.ERROR, 418, null, 0, 0, 1);
     h.tick(lease);
-    PlaneHarnessAwait.until("the completion drifts once and then is delivered", () -> {
-      h.advance(1_000);
-      h.tick(lease);
-      return h.events.contains("delivered " + run + " 1 accepted");
-    });
+    PlaneHarnessAwait.until(
+        "the completion drifts once and then is delivered",
+        () -> {
+          h.advance(1_000);
+          h.tick(lease);
+          return h.events.contains("delivered " + run + " 1 accepted");
+        });
     assertThat(h.events).containsSubsequence("refused DRIFT", "delivered " + run + " 1 accepted");
     assertThat(CountingExecutor.PREPARED).containsExactly(run + " 1");
   }
 
   /**
-   * Defect 8: a completion refused 400 (a client bug) cannot succeed by resending: it is settled
-   * as undeliverable in the journal (section 6 clarifications), the session stops pulling, and
-   * nothing is left to hold a drain or the next register.
+   * Defect 8: a completion refused 400 (a client bug) cannot succeed by resending: it is settled as
+   * undeliverable in the journal (section 6 clarifications), the session stops pulling, and nothing
+   * is left to hold a drain or the next register.
    */
   @Test
   void aCompletionRefusedAsAClientBugIsSettledUndeliverable() throws Exception {
     String run = submit();
     h.cp.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
     h.tick(lease);
-    PlaneHarnessAwait.until("the completion is settled undeliverable", () -> {
-      h.advance(1_000);
-      h.tick(lease);
-      return h.events.contains("undeliverable " + run + " 1");
-    });
+    PlaneHarnessAwait.until(
+        "the completion is settled undeliverable",
+        () -> {
+          h.advance(1_000);
+          h.tick(lease);
+          return h.events.contains("undeliverable " + run + " 1");
+        });
     assertThat(h.events).contains("refused CLIENT_BUG");
     assertThat(h.ingress.calls.stream().filter(c -> c.startsWith("complete " + run))).hasSize(1);
     assertThat(h.plane.runCounts().pendingCompletions()).isZero();
-    PlaneHarnessAwait.until("the journal records it settled undeliverable", () ->
-        h.journal.facts().recentCompletion(run, 1).map(f -> f.settlement()).orElse(null)
-            == io.ql3.worker.journal.Settlement.UNDELIVERABLE);
+    PlaneHarnessAwait.until(
+        "the journal records it settled undeliverable",
+        () ->
+            h.journal.facts().recentCompletion(run, 1).map(f -> f.settlement()).orElse(null)
+                == io.ql3.worker.journal.Settlement.UNDELIVERABLE);
   }
 }

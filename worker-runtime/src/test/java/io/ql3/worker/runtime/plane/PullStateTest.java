@@ -19,15 +19,21 @@ class PullStateTest {
         }
       }
     }
-    assertThat(allowed).containsExactlyInAnyOrder(
-        "IDLE->ON_THE_WIRE",
-        "ON_THE_WIRE->IDLE", "ON_THE_WIRE->AWAITING_RESEND", "ON_THE_WIRE->BLOCKED_ON_HTTP1",
-        "AWAITING_RESEND->ON_THE_WIRE", "AWAITING_RESEND->IDLE",
-        "BLOCKED_ON_HTTP1->ON_THE_WIRE", "BLOCKED_ON_HTTP1->IDLE");
+    assertThat(allowed)
+        .containsExactlyInAnyOrder(
+            "IDLE->ON_THE_WIRE",
+            "ON_THE_WIRE->IDLE",
+            "ON_THE_WIRE->AWAITING_RESEND",
+            "ON_THE_WIRE->BLOCKED_ON_HTTP1",
+            "AWAITING_RESEND->ON_THE_WIRE",
+            "AWAITING_RESEND->IDLE",
+            "BLOCKED_ON_HTTP1->ON_THE_WIRE",
+            "BLOCKED_ON_HTTP1->IDLE");
   }
 
   @Test
   void aTransitionOutsideTheTableIsABug() {
-    assertThatThrownBy(() -> PullState.IDLE.to(PullState.AWAITING_RESEND)).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> PullState.IDLE.to(PullState.AWAITING_RESEND))
+        .isInstanceOf(IllegalStateException.class);
   }
 }

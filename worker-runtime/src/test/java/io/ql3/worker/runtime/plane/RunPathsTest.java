@@ -20,7 +20,8 @@ class RunPathsTest {
     Path run = Files.createDirectories(paths.workDirectory("r1", 1).resolve("a/b"));
     Files.writeString(run.resolve("f"), "x");
     Files.createSymbolicLink(run.resolve("to-outside"), outside);
-    Files.createSymbolicLink(paths.workDirectory("r1", 1).resolve("file-link"), outside.resolve("keep"));
+    Files.createSymbolicLink(
+        paths.workDirectory("r1", 1).resolve("file-link"), outside.resolve("keep"));
 
     paths.cleanUp("r1", 1);
 
@@ -60,7 +61,11 @@ class RunPathsTest {
     assertThat(logsDir.resolve("r39@1.log")).exists();
     try (var s = Files.list(logsDir)) {
       // the oldest are gone: every log left is among the newest 3 x kept
-      assertThat(s.map(p -> Integer.parseInt(p.getFileName().toString().replaceAll("^r(\\d+)@1\\.log$", "$1"))))
+      assertThat(
+              s.map(
+                  p ->
+                      Integer.parseInt(
+                          p.getFileName().toString().replaceAll("^r(\\d+)@1\\.log$", "$1"))))
           .allMatch(i -> i >= 40 - 3 * kept);
     }
   }

@@ -45,7 +45,8 @@ class PendingRequestTest {
     }
 
     @Override
-    public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+    public CompletableFuture<Answer<TransitionResponse>> transition(
+        SessionId s, TransitionRequest r) {
       throw new AssertionError("not a heartbeat");
     }
   }

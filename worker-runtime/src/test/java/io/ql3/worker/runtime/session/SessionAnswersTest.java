@@ -43,6 +43,7 @@ class SessionAnswersTest {
   static final class ScriptedClient implements SessionCoordinator.IngressClient {
     final Deque<Answer<?>> script = new ArrayDeque<>();
     final List<String> sent = new ArrayList<>();
+
     /** The answer of the last request sent with nothing scripted: still on the wire. */
     CompletableFuture<Answer<?>> onTheWire;
 
@@ -69,7 +70,8 @@ class SessionAnswersTest {
     }
 
     @Override
-    public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+    public CompletableFuture<Answer<TransitionResponse>> transition(
+        SessionId s, TransitionRequest r) {
       sent.add("transition " + new String(r.toCanonicalBytes(), StandardCharsets.UTF_8));
       return next();
     }
@@ -81,21 +83,37 @@ class SessionAnswersTest {
   final SessionCoordinator coordinator;
 
   SessionAnswersTest() throws Exception {
-    Capability capability = new CapabilityBuilder()
-        .agent("1.0.0", "0".repeat(40)).architecture("amd64").os("linux").runtime("java", "17")
-        .executor("noop", "1").limits(2, 65536, 1).profile(Profile.EDGE).build();
-    coordinator = new SessionCoordinator(client, capability, new SessionInputs() {
-      @Override
-      public int availableSlots() {
-        return slots;
-      }
+    Capability capability =
+        new CapabilityBuilder()
+            .agent("1.0.0", "0".repeat(40))
+            .architecture("amd64")
+            .os("linux")
+            .runtime("java", "17")
+            .executor("noop", "1")
+            .limits(2, 65536, 1)
+            .profile(Profile.EDGE)
+            .build();
+    coordinator =
+        new SessionCoordinator(
+            client,
+            capability,
+            new SessionInputs() {
+              @Override
+              public int availableSlots() {
+                return slots;
+              }
 
-      @Override
-      public RunCounts runCounts() {
-        return new RunCounts(0, 0);
-      }
-    }, new SessionListener() {}, new Uuid7Generator(Clock.systemUTC(), new Random(7)), () -> {},
-        Duration.ofSeconds(1), Duration.ofSeconds(8), new Random(42));
+              @Override
+              public RunCounts runCounts() {
+                return new RunCounts(0, 0);
+              }
+            },
+            new SessionListener() {},
+            new Uuid7Generator(Clock.systemUTC(), new Random(7)),
+            () -> {},
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(8),
+            new Random(42));
   }
 
   static Answer<?> registered(long generation) {
@@ -103,7 +121,8 @@ class SessionAnswersTest {
   }
 
   static Answer<?> heartbeatAccepted(long version) {
-    return Answer.success(new HeartbeatResponse(List.of(), 7, H, L, SessionStatus.ACTIVE, version, false));
+    return Answer.success(
+        new HeartbeatResponse(List.of(), 7, H, L, SessionStatus.ACTIVE, version, false));
   }
 
   static Answer<?> refused(AnswerKind kind) {
@@ -111,15 +130,23 @@ class SessionAnswersTest {
   }
 
   static Answer<?> unavailable(long retryAfterSeconds) {
-    return new Answer.Refusal<>(AnswerKind.TRANSIENT, 503, ErrorCode.UNAVAILABLE,
-        Optional.of(Duration.ofSeconds(retryAfterSeconds)), null, "scripted");
+    return new Answer.Refusal<>(
+        AnswerKind.TRANSIENT,
+        503,
+        ErrorCode.UNAVAILABLE,
+        Optional.of(Duration.ofSeconds(retryAfterSeconds)),
+        null,
+        "scripted");
   }
 
   void advance(long ms) {
     now += ms * MS;
   }
 
-  /** Ticks (harvesting what arrived) in 100 ms steps until {@code n} requests were sent, at most 30 s. */
+  /**
+   * Ticks (harvesting what arrived) in 100 ms steps until {@code n} requests were sent, at most 30
+   * s.
+   */
   void tickUntilSent(int n) {
     for (int i = 0; i < 300 && client.sent.size() < n; i++) {
       advance(100);
@@ -165,7 +192,8 @@ class SessionAnswersTest {
 
   @Test
   void theClockGapDetectorReportsOnlyWallTimeTheTickerDidNotSee() {
-    io.ql3.worker.runtime.cadence.ClockGapDetector d = new io.ql3.worker.runtime.cadence.ClockGapDetector(5_000 * MS);
+    io.ql3.worker.runtime.cadence.ClockGapDetector d =
+        new io.ql3.worker.runtime.cadence.ClockGapDetector(5_000 * MS);
     assertThat(d.lost(0, 100_000)).isZero();
     assertThat(d.lost(1_000 * MS, 101_000)).as("both advanced alike (also under SIGSTOP)").isZero();
     assertThat(d.lost(2_000 * MS, 102_000 + 4_000)).as("below the threshold").isZero();
@@ -196,7 +224,10 @@ class SessionAnswersTest {
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
   }
 
-  /** A heartbeat refused for its credentials that was never possibly applied is rebuilt at its next due time. */
+  /**
+   * A heartbeat refused for its credentials that was never possibly applied is rebuilt at its next
+   * due time.
+   */
   @Test
   void aRefusedHeartbeatThatCannotHaveBeenAppliedIsBuiltAfresh() {
     active();
@@ -214,8 +245,8 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 7: the local lease runs from the send time of the try that was sent, not from an
-   * earlier try that never left the client.
+   * Defect 7: the local lease runs from the send time of the try that was sent, not from an earlier
+   * try that never left the client.
    */
   @Test
   void theLeaseRunsFromTheTryThatWasSentNotFromAnUnsentOne() {
@@ -237,8 +268,8 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 11: a retry-after of a day on a heartbeat is capped at the heartbeat interval (section
-   * 6 clarifications), so one load balancer 503 cannot silence the session past its lease.
+   * Defect 11: a retry-after of a day on a heartbeat is capped at the heartbeat interval (section 6
+   * clarifications), so one load balancer 503 cannot silence the session past its lease.
    */
   @Test
   void aRetryAfterOfADayOnAHeartbeatIsCappedAtTheHeartbeatInterval() {
@@ -257,7 +288,10 @@ class SessionAnswersTest {
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
   }
 
-  /** A success clears a server's earlier retry-after: the next request waits only for its own due time. */
+  /**
+   * A success clears a server's earlier retry-after: the next request waits only for its own due
+   * time.
+   */
   @Test
   void aSuccessClearsAnEarlierRetryAfter() {
     active();
@@ -294,7 +328,10 @@ class SessionAnswersTest {
     assertThat(client.sent).hasSize(1);
   }
 
-  /** Defect 5, a register on the wire: it is awaited (its deadline bounds it); a failed try ends it, no resend. */
+  /**
+   * Defect 5, a register on the wire: it is awaited (its deadline bounds it); a failed try ends it,
+   * no resend.
+   */
   @Test
   void shutdownWhileARegisterIsOnTheWireEndsWhenItsTryFails() {
     coordinator.register(now);
@@ -318,12 +355,17 @@ class SessionAnswersTest {
   @Test
   void aCompletionRefusedAsAClientBugStopsPullingAndAdvertisesNoSlots() {
     active();
-    coordinator.executionAnswered(io.ql3.worker.contract.Operation.COMPLETE, refused(AnswerKind.CLIENT_BUG));
+    coordinator.executionAnswered(
+        io.ql3.worker.contract.Operation.COMPLETE, refused(AnswerKind.CLIENT_BUG));
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
     assertThat(coordinator.pullPermit(now)).isEmpty();
     client.script.add(heartbeatAccepted(2));
     advance(H);
     coordinator.tick(now);
-    assertThat(client.sent).last().asString().startsWith("heartbeat").contains("\"availableSlots\":0");
+    assertThat(client.sent)
+        .last()
+        .asString()
+        .startsWith("heartbeat")
+        .contains("\"availableSlots\":0");
   }
 }

@@ -74,42 +74,74 @@ class SessionCoordinatorTest {
   void start() throws Exception {
     DevPki pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
     pki.create(List.of(WORKER));
-    cp = ControlPlaneServer.start(new ControlPlaneServer.Config(pki.dir(), "127.0.0.1", 0, 0, Alpn.H2_AND_HTTP1,
-        new Settings(H, L, L, 500, 64), serverClock, 1, EventLog.quiet(), false));
+    cp =
+        ControlPlaneServer.start(
+            new ControlPlaneServer.Config(
+                pki.dir(),
+                "127.0.0.1",
+                0,
+                0,
+                Alpn.H2_AND_HTTP1,
+                new Settings(H, L, L, 500, 64),
+                serverClock,
+                1,
+                EventLog.quiet(),
+                false));
     Path w = pki.workerDir(WORKER);
-    CredentialProvider credentials = CredentialProvider.load(
-        new CredentialFiles(w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
-        WORKER, Clock.systemUTC(), CredentialProvider.Settings.defaults());
-    client = IngressClient.open(new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
-        WorkerId.of(WORKER), credentials, TransportSettings.defaults("test"));
-    Capability capability = new CapabilityBuilder()
-        .agent("1.0.0", "0".repeat(40)).architecture("amd64").os("linux").runtime("java", "17")
-        .executor("noop", "1").limits(2, 65536, 1).profile(Profile.EDGE).build();
-    coordinator = new SessionCoordinator(counting(client), capability,
-        new SessionInputs() {
-          @Override
-          public int availableSlots() {
-            return 2;
-          }
+    CredentialProvider credentials =
+        CredentialProvider.load(
+            new CredentialFiles(
+                w.resolve("client.crt"), w.resolve("client.key"), pki.caCert(), w.resolve("token")),
+            WORKER,
+            Clock.systemUTC(),
+            CredentialProvider.Settings.defaults());
+    client =
+        IngressClient.open(
+            new IngressEndpoint("127.0.0.1", cp.ingressAddress().getPort()),
+            WorkerId.of(WORKER),
+            credentials,
+            TransportSettings.defaults("test"));
+    Capability capability =
+        new CapabilityBuilder()
+            .agent("1.0.0", "0".repeat(40))
+            .architecture("amd64")
+            .os("linux")
+            .runtime("java", "17")
+            .executor("noop", "1")
+            .limits(2, 65536, 1)
+            .profile(Profile.EDGE)
+            .build();
+    coordinator =
+        new SessionCoordinator(
+            counting(client),
+            capability,
+            new SessionInputs() {
+              @Override
+              public int availableSlots() {
+                return 2;
+              }
 
-          @Override
-          public RunCounts runCounts() {
-            return new RunCounts(0, 0);
-          }
-        },
-        new SessionListener() {
-          @Override
-          public void stateChanged(SessionState from, SessionState to, String why) {
-            events.add(from + "->" + to);
-          }
+              @Override
+              public RunCounts runCounts() {
+                return new RunCounts(0, 0);
+              }
+            },
+            new SessionListener() {
+              @Override
+              public void stateChanged(SessionState from, SessionState to, String why) {
+                events.add(from + "->" + to);
+              }
 
-          @Override
-          public void requestFailed(String operation, String what) {
-            events.add("failed " + operation);
-          }
-        },
-        new Uuid7Generator(Clock.systemUTC(), new Random(7)), wakes::release,
-        Duration.ofSeconds(1), Duration.ofSeconds(8), new Random(42));
+              @Override
+              public void requestFailed(String operation, String what) {
+                events.add("failed " + operation);
+              }
+            },
+            new Uuid7Generator(Clock.systemUTC(), new Random(7)),
+            wakes::release,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(8),
+            new Random(42));
   }
 
   @AfterEach
@@ -132,13 +164,15 @@ class SessionCoordinatorTest {
       }
 
       @Override
-      public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(SessionId s, HeartbeatRequest r) {
+      public CompletableFuture<Answer<HeartbeatResponse>> heartbeat(
+          SessionId s, HeartbeatRequest r) {
         sent.add("heartbeat v" + r.version());
         return c.heartbeat(s, r).thenApply(IngressResult::answer);
       }
 
       @Override
-      public CompletableFuture<Answer<TransitionResponse>> transition(SessionId s, TransitionRequest r) {
+      public CompletableFuture<Answer<TransitionResponse>> transition(
+          SessionId s, TransitionRequest r) {
         sent.add("transition " + r.from().wire() + "->" + r.to().wire());
         return c.transition(s, r).thenApply(IngressResult::answer);
       }
@@ -158,9 +192,15 @@ class SessionCoordinatorTest {
   }
 
   private Views.SessionView serverSession() {
-    return cp.controlPlane().workers().stream().filter(w -> w.workerId().equals(WORKER)).findFirst().orElseThrow()
-        .sessions().stream().filter(s -> s.sessionId().equals(coordinator.sessionId().orElseThrow().value()))
-        .findFirst().orElseThrow();
+    return cp.controlPlane().workers().stream()
+        .filter(w -> w.workerId().equals(WORKER))
+        .findFirst()
+        .orElseThrow()
+        .sessions()
+        .stream()
+        .filter(s -> s.sessionId().equals(coordinator.sessionId().orElseThrow().value()))
+        .findFirst()
+        .orElseThrow();
   }
 
   private void registered() throws InterruptedException {
@@ -214,7 +254,8 @@ class SessionCoordinatorTest {
   @Test
   void aTransientAnswerIsRetriedNoSoonerThanRetryAfter() throws Exception {
     registered();
-    // 4 s: below the heartbeat interval, where the client caps a retry-after (section 6 clarifications)
+    // 4 s: below the heartbeat interval, where the client caps a retry-after (section 6
+    // clarifications)
     cp.faults().add("heartbeat", Fault.Action.ERROR, 503, "unavailable", 4, 0, 1);
     advance(H);
     coordinator.tick(now);
@@ -285,7 +326,8 @@ class SessionCoordinatorTest {
     advance(120_000);
     coordinator.tick(now);
     assertThat(sent).hasSize(sentBeforeExpiry);
-    // the retry-after of 60 s is capped at the heartbeat interval: the identical heartbeat was retried
+    // the retry-after of 60 s is capped at the heartbeat interval: the identical heartbeat was
+    // retried
     assertThat(sent).containsExactly("register", "heartbeat v1", "heartbeat v1");
   }
 
@@ -310,8 +352,12 @@ class SessionCoordinatorTest {
     answer();
     assertThat(coordinator.state()).isEqualTo(SessionState.OFFLINE);
     assertThat(serverSession().status()).isEqualTo("offline");
-    assertThat(sent).containsExactly("register", "transition active->draining", "heartbeat v2",
-        "transition draining->offline");
+    assertThat(sent)
+        .containsExactly(
+            "register",
+            "transition active->draining",
+            "heartbeat v2",
+            "transition draining->offline");
     assertThat(cp.auditor().violations()).isEmpty();
   }
 
@@ -353,15 +399,18 @@ class SessionCoordinatorTest {
     advance(H);
     coordinator.tick(now);
     answer();
-    assertThat(coordinator.state()).as("draining keeps its session").isEqualTo(SessionState.DRAINING);
+    assertThat(coordinator.state())
+        .as("draining keeps its session")
+        .isEqualTo(SessionState.DRAINING);
     assertThat(sent).containsExactly("register", "transition active->draining", "heartbeat v2");
 
     coordinator.tick(now);
     assertThat(sent).as("nothing before the next due time without a change").hasSize(3);
     coordinator.credentialsChanged();
     coordinator.tick(now);
-    assertThat(sent).as("retried at once").containsExactly("register", "transition active->draining",
-        "heartbeat v2", "heartbeat v2");
+    assertThat(sent)
+        .as("retried at once")
+        .containsExactly("register", "transition active->draining", "heartbeat v2", "heartbeat v2");
     answer();
     assertThat(coordinator.version()).isEqualTo(3);
     assertThat(serverSession().status()).isEqualTo("draining");
@@ -370,8 +419,8 @@ class SessionCoordinatorTest {
 
   /**
    * Review fix (5), second half: a credential change does not override a server's retry-after
-   * (section 6, 429/503): the refused session retries at once, but once the server said "come
-   * back in 7 s", a further credential change does not bring the request earlier.
+   * (section 6, 429/503): the refused session retries at once, but once the server said "come back
+   * in 7 s", a further credential change does not bring the request earlier.
    */
   @Test
   void aCredentialChangeDoesNotOverrideAServersRetryAfter() throws Exception {
@@ -411,7 +460,8 @@ class SessionCoordinatorTest {
   @Test
   void executionRefusalsStopPullingAtOnce() throws Exception {
     registered();
-    coordinator.executionAnswered(Operation.COMPLETE, Answer.refused(AnswerKind.CREDENTIAL_REJECTED, "401"));
+    coordinator.executionAnswered(
+        Operation.COMPLETE, Answer.refused(AnswerKind.CREDENTIAL_REJECTED, "401"));
     assertThat(coordinator.state()).isEqualTo(SessionState.SUSPENDED);
     assertThat(coordinator.pullPermit(now)).isEmpty();
 
@@ -437,7 +487,8 @@ class SessionCoordinatorTest {
 
   /** A clock the test moves by hand (the server's lease and auditor time). */
   static final class ManualClock extends Clock {
-    private final AtomicLong millis = new AtomicLong(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
+    private final AtomicLong millis =
+        new AtomicLong(Instant.parse("2026-11-29T00:00:00Z").toEpochMilli());
 
     void advance(long ms) {
       millis.addAndGet(ms);

@@ -24,7 +24,9 @@ class AtomicFileTest {
     try (var s = Files.list(dir)) {
       assertThat(s.map(p -> p.getFileName().toString()).toList()).containsExactly("status.json");
     }
-    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir.resolve("status.json"))))
+    assertThat(
+            PosixFilePermissions.toString(
+                Files.getPosixFilePermissions(dir.resolve("status.json"))))
         .isEqualTo("rw-r-----");
   }
 
@@ -55,7 +57,8 @@ class AtomicFileTest {
               while (!stop.get()) {
                 try {
                   String s = Files.readString(target);
-                  if (!(s.equals(new String(a, StandardCharsets.UTF_8)) || s.equals(new String(b, StandardCharsets.UTF_8)))) {
+                  if (!(s.equals(new String(a, StandardCharsets.UTF_8))
+                      || s.equals(new String(b, StandardCharsets.UTF_8)))) {
                     torn.set("read " + s.length() + " chars of mixed content");
                   }
                 } catch (java.io.IOException e) {

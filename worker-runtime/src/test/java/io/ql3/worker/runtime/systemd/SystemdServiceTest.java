@@ -76,8 +76,13 @@ class SystemdServiceTest {
     s.status("registered\nsecond line");
     s.stopping("draining");
     s.stopping("draining again");
-    assertThat(r.sent()).containsExactly("STATUS=before ready", "READY=1\nSTATUS=retrying", "STATUS=registered",
-        "STATUS=registered second line", "STOPPING=1\nSTATUS=draining");
+    assertThat(r.sent())
+        .containsExactly(
+            "STATUS=before ready",
+            "READY=1\nSTATUS=retrying",
+            "STATUS=registered",
+            "STATUS=registered second line",
+            "STOPPING=1\nSTATUS=draining");
     assertThat(s.readiness()).isEqualTo(SystemdService.Readiness.READY_RETRYING);
   }
 
@@ -90,14 +95,19 @@ class SystemdServiceTest {
     CountDownLatch frozen = new CountDownLatch(1);
     CountDownLatch release = new CountDownLatch(1);
     // Every read of this ticker is a second later: every completed step is due a ping.
-    try (Cadence cadence = new Cadence("test-cadence", Duration.ofSeconds(1), () -> clock.addAndGet(SECOND),
-        now -> {
-          if (freeze.get()) {
-            frozen.countDown();
-            release.await();
-          }
-          s.progressed(now);
-        }, (t, e) -> { })) {
+    try (Cadence cadence =
+        new Cadence(
+            "test-cadence",
+            Duration.ofSeconds(1),
+            () -> clock.addAndGet(SECOND),
+            now -> {
+              if (freeze.get()) {
+                frozen.countDown();
+                release.await();
+              }
+              s.progressed(now);
+            },
+            (t, e) -> {})) {
       cadence.start();
       await(() -> r.count("WATCHDOG=1") >= 3);
       freeze.set(true);
@@ -119,9 +129,13 @@ class SystemdServiceTest {
     List<String> problems = new ArrayList<>();
     assertThat(SystemdNotify.watchdog(Map.of("WATCHDOG_USEC", "60000000"), 42, problems::add))
         .isEqualTo(Duration.ofSeconds(60));
-    assertThat(SystemdNotify.watchdog(Map.of("WATCHDOG_USEC", "60000000", "WATCHDOG_PID", "42"), 42, problems::add))
+    assertThat(
+            SystemdNotify.watchdog(
+                Map.of("WATCHDOG_USEC", "60000000", "WATCHDOG_PID", "42"), 42, problems::add))
         .isEqualTo(Duration.ofSeconds(60));
-    assertThat(SystemdNotify.watchdog(Map.of("WATCHDOG_USEC", "60000000", "WATCHDOG_PID", "7"), 42, problems::add))
+    assertThat(
+            SystemdNotify.watchdog(
+                Map.of("WATCHDOG_USEC", "60000000", "WATCHDOG_PID", "7"), 42, problems::add))
         .isZero();
     assertThat(problems).isEmpty();
     assertThat(SystemdNotify.watchdog(Map.of("WATCHDOG_USEC", "soon"), 42, problems::add)).isZero();
@@ -131,7 +145,8 @@ class SystemdServiceTest {
   @Test
   void noNotifySocketIsANoOpWithoutAWord() {
     List<String> problems = new ArrayList<>();
-    SystemdService s = SystemdService.fromEnvironment(Map.of("WATCHDOG_USEC", "1000000"), 1, problems::add);
+    SystemdService s =
+        SystemdService.fromEnvironment(Map.of("WATCHDOG_USEC", "1000000"), 1, problems::add);
     assertThat(s.describe()).isEqualTo("none");
     assertThat(s.watchdogEnabled()).isFalse();
     assertThat(problems).isEmpty();
@@ -141,8 +156,9 @@ class SystemdServiceTest {
   void anUnusableNotifySocketIsReportedAndIgnored() {
     List<String> problems = new ArrayList<>();
     // A path that cannot be a socket: opening works (the socket is unbound), sending fails.
-    SystemdService s = SystemdService.fromEnvironment(
-        Map.of("NOTIFY_SOCKET", "/nonexistent/notify"), 1, problems::add);
+    SystemdService s =
+        SystemdService.fromEnvironment(
+            Map.of("NOTIFY_SOCKET", "/nonexistent/notify"), 1, problems::add);
     s.ready(SystemdService.Readiness.READY_REGISTERED, "x"); // must not throw
     s.close();
     assertThat(problems).isEmpty();
