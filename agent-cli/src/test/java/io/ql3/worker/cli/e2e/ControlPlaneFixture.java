@@ -196,6 +196,18 @@ final class ControlPlaneFixture implements AutoCloseable {
   }
 
   /** Waits for a condition the system must reach; the timeout only bounds a broken run. */
+  /**
+   * A path the agent configuration {@link #agentConfig} wrote for {@code key} (e.g. {@code token}).
+   */
+  static Path configuredPath(Path config, String key) throws IOException {
+    return Path.of(
+        Files.readAllLines(config).stream()
+            .filter(l -> l.startsWith(key + " ="))
+            .findFirst()
+            .orElseThrow()
+            .replaceAll(".*= \"(.*)\"", "$1"));
+  }
+
   static void await(String what, Duration timeout, BooleanSupplier condition)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

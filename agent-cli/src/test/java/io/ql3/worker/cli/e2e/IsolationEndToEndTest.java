@@ -35,20 +35,8 @@ class IsolationEndToEndTest {
       long base = 4_000_000 + (ProcessHandle.current().pid() % 100_000) * 8;
       Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = " + base);
       Files.setAttribute(config.getParent(), "unix:mode", 0711);
-      Path key =
-          Path.of(
-              Files.readAllLines(config).stream()
-                  .filter(l -> l.startsWith("private-key"))
-                  .findFirst()
-                  .orElseThrow()
-                  .replaceAll(".*= \"(.*)\"", "$1"));
-      Path token =
-          Path.of(
-              Files.readAllLines(config).stream()
-                  .filter(l -> l.startsWith("token"))
-                  .findFirst()
-                  .orElseThrow()
-                  .replaceAll(".*= \"(.*)\"", "$1"));
+      Path key = ControlPlaneFixture.configuredPath(config, "private-key");
+      Path token = ControlPlaneFixture.configuredPath(config, "token");
       Path journal = config.resolveSibling("journal");
       try (InProcessAgent agent = InProcessAgent.start(config)) {
         agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));

@@ -148,13 +148,7 @@ class NonRootAgentIsolationTest {
             .containsPattern("Uid:\\s+" + agentUid + "\\s")
             .contains("CapEff:\t00000000000001e0");
 
-        Path key =
-            Path.of(
-                Files.readAllLines(config).stream()
-                    .filter(l -> l.startsWith("private-key"))
-                    .findFirst()
-                    .orElseThrow()
-                    .replaceAll(".*= \"(.*)\"", "$1"));
+        Path key = ControlPlaneFixture.configuredPath(config, "private-key");
         String probe =
             "id -u; cat '"
                 + key
