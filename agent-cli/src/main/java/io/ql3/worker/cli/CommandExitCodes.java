@@ -39,10 +39,10 @@ final class CommandExitCodes {
                   OK, USAGE, UNAVAILABLE, SOFTWARE, CANTCREAT, TEMPFAIL, PROTOCOL, NOPERM, CONFIG),
           StatusCommand.class,
               EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG),
-          Commands.JournalCmd.class, EnumSet.of(OK, USAGE),
-          Commands.JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-          Commands.JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-          Commands.JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG));
+          JournalCmd.class, EnumSet.of(OK, USAGE),
+          JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
+          JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
+          JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG));
 
   private static final Set<ExitCode> OTHERWISE = EnumSet.of(OK, USAGE, SOFTWARE, CONFIG);
 

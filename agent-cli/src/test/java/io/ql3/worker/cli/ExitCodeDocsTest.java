@@ -71,9 +71,8 @@ class ExitCodeDocsTest {
           "run", List.of(Commands.Run.class),
           "check", List.of(Commands.Check.class),
           "status", List.of(StatusCommand.class),
-          "journal inspect\\|verify",
-              List.of(Commands.JournalCmd.Inspect.class, Commands.JournalCmd.Verify.class),
-          "journal resolve", List.of(Commands.JournalCmd.Resolve.class),
+          "journal inspect\\|verify", List.of(JournalCmd.Inspect.class, JournalCmd.Verify.class),
+          "journal resolve", List.of(JournalCmd.Resolve.class),
           "capability", List.of(Commands.CapabilityCmd.class),
           "version", List.of(Commands.Version.class));
 

@@ -1,7 +1,6 @@
 package io.ql3.worker.runtime.isolation;
 
 import java.io.IOException;
-import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -10,9 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The isolation in force for this agent's runs, resolved once at start from the configuration and
@@ -41,7 +38,7 @@ public final class Isolation {
   public static final Map<String, String> HELPER_ENVIRONMENT =
       Map.of("PATH", "/usr/bin:/bin", "LANG", "C");
 
-  private static final List<String> DROP_PRIVILEGES =
+  static final List<String> DROP_PRIVILEGES =
       List.of("--inh-caps=-all", "--ambient-caps=-all", "--bounding-set=-all", "--no-new-privs");
   private static final String ENTRY_WITH_CGROUP =
       "umask 007; echo $$ >\"$0\" || { echo \"ql3-worker: cannot enter the run's cgroup $0\" >&2; exit 125; };"
@@ -56,15 +53,6 @@ public final class Isolation {
       "mkdir -m 0700 -- \"$0\" && cd -P -- \"$0\" && { [ -z \"$1\" ] || { mkdir -p -- \"./$1\" && cd -P -- \"./$1\"; }; }"
           + " || { echo \"ql3-worker: cannot create the work directory $0 (cwd '$1')\" >&2; exit 125; }; shift; exec \"$@\"";
 
-  /** As the run's account: removes each argument's tree, also what the run made unreadable. */
-  private static final String REMOVE_STAGE =
-      "s=0; for d in \"$0\" \"$@\"; do case \"$d\" in"
-          + " ipc-shm:*) ipcrm -m \"${d#ipc-shm:}\" || s=1;; ipc-msg:*) ipcrm -q \"${d#ipc-msg:}\" || s=1;;"
-          + " ipc-sem:*) ipcrm -s \"${d#ipc-sem:}\" || s=1;;"
-          + " *) chmod -R u+rwx -- \"$d\" 2>/dev/null; rm -rf -- \"$d\" || s=1;; esac; done; exit $s";
-
-  private static final System.Logger LOG = System.getLogger(Isolation.class.getName());
-
   private final IsolationMode mode;
   private final Optional<RunAccounts> accounts;
   private final Optional<CgroupSubtree> cgroups;
@@ -72,8 +60,7 @@ public final class Isolation {
   private final Path setpriv;
   private final Path shell;
   private final Path env;
-  private final Path proc;
-  private final List<Path> sharedDirs;
+  private final RunAccountCleanup cleanup;
 
   private Isolation(
       IsolationMode mode,
@@ -88,8 +75,7 @@ public final class Isolation {
     this.setpriv = host.setpriv();
     this.shell = host.shell();
     this.env = host.env();
-    this.proc = host.proc();
-    this.sharedDirs = host.sharedDirs();
+    this.cleanup = new RunAccountCleanup(host);
   }
 
   /** Same-user execution, no cgroup ({@code isolation = "none"}, and executor unit tests). */
@@ -121,14 +107,14 @@ public final class Isolation {
     // run uids are free again when the user switch checks that no process uses them.
     Optional<CgroupSubtree> cgroups = Optional.empty();
     try {
-      cgroups = Optional.of(cgroup(settings, host, runsName));
-    } catch (Missing m) {
+      cgroups = Optional.of(IsolationParts.cgroup(settings, host, runsName));
+    } catch (IsolationParts.Missing m) {
       inactive.put("cgroup", m.getMessage());
     }
     Optional<RunAccounts> accounts = Optional.empty();
     try {
-      accounts = Optional.of(userSwitch(settings, host, workDir));
-    } catch (Missing m) {
+      accounts = Optional.of(IsolationParts.userSwitch(settings, host, workDir));
+    } catch (IsolationParts.Missing m) {
       inactive.put("user_switch", m.getMessage());
     }
     if (settings.mode() == IsolationMode.REQUIRED && !inactive.isEmpty()) {
@@ -138,186 +124,6 @@ public final class Isolation {
       throw new IsolationException(missing);
     }
     return new Isolation(settings.mode(), accounts, cgroups, inactive, host);
-  }
-
-  private static RunAccounts userSwitch(IsolationSettings s, IsolationHost host, Path workDir)
-      throws Missing {
-    RunAccounts range = s.accounts();
-    ProcessIdentity self;
-    try {
-      self = ProcessIdentity.read(host.selfStatus());
-    } catch (IOException e) {
-      throw new Missing("cannot read " + host.selfStatus() + ": " + e.getMessage());
-    }
-    String ids =
-        "run uids "
-            + range.first()
-            + "-"
-            + range.last()
-            + " (execution.run-uid-base, one per slot)";
-    if (range.contains(self.uid())
-        || range.contains(self.gid())
-        || self.groups().stream().anyMatch(range::contains)) {
-      throw new Missing(
-          ids + " include the agent's own uid " + self.uid() + " or one of its groups");
-    }
-    try {
-      List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
-      named.addAll(host.accounts().groupsIn(range.first(), range.last()));
-      if (!named.isEmpty()) {
-        throw new Missing(
-            ids
-                + " hold named accounts: "
-                + String.join(" ", named)
-                + " (choose a free range: execution.run-uid-base)");
-      }
-    } catch (IOException e) {
-      throw new Missing("cannot list the host's accounts: " + e.getMessage());
-    }
-    String busy = processInRange(host.proc(), range);
-    if (busy != null) {
-      throw new Missing(
-          ids
-              + " are in use: "
-              + busy
-              + " (another worker on this host with an overlapping execution.run-uid-base?)");
-    }
-    if (!self.isRoot()) {
-      List<String> caps = new ArrayList<>();
-      for (int cap :
-          new int[] {
-            ProcessIdentity.CAP_SETUID,
-            ProcessIdentity.CAP_SETGID,
-            ProcessIdentity.CAP_SETPCAP,
-            ProcessIdentity.CAP_KILL
-          }) {
-        if (!self.hasCapability(cap)) {
-          caps.add(capName(cap));
-        }
-      }
-      if (!caps.isEmpty()) {
-        throw new Missing(
-            "the agent (uid "
-                + self.uid()
-                + ") lacks "
-                + String.join(" ", caps)
-                + " (the packaged unit grants them as AmbientCapabilities=)");
-      }
-    }
-    if (!Files.isExecutable(host.setpriv())) {
-      throw new Missing(host.setpriv() + " (util-linux setpriv) is missing");
-    }
-    if (!Files.isExecutable(host.shell())) {
-      throw new Missing(host.shell() + " is missing");
-    }
-    String unreachable = unreachable(workDir);
-    if (unreachable != null) {
-      throw new Missing(unreachable);
-    }
-    return range;
-  }
-
-  /** A zombie holds a pid, nothing else: its parent (here often PID 1) has not reaped it yet. */
-  private static boolean isZombie(Path pid) {
-    try {
-      String stat = Files.readString(pid.resolve("stat"));
-      int end = stat.lastIndexOf(')');
-      char state = end > 0 && end + 2 < stat.length() ? stat.charAt(end + 2) : '?';
-      return state == 'Z' || state == 'X';
-    } catch (IOException | RuntimeException gone) {
-      return true; // exited meanwhile
-    }
-  }
-
-  /**
-   * A live process (not a zombie) whose uid is one of the range's, as "pid P (uid U, comm)", or
-   * null.
-   */
-  private static String processInRange(Path proc, RunAccounts range) {
-    try (DirectoryStream<Path> pids = Files.newDirectoryStream(proc, "[0-9]*")) {
-      for (Path pid : pids) {
-        try {
-          int uid = (Integer) Files.getAttribute(pid, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-          if (range.contains(uid) && !isZombie(pid)) {
-            String comm = "";
-            try {
-              comm = ", " + Files.readString(pid.resolve("comm")).strip();
-            } catch (IOException | RuntimeException gone) {
-              // exited meanwhile
-            }
-            return "pid " + pid.getFileName() + " (uid " + uid + comm + ")";
-          }
-        } catch (IOException | RuntimeException gone) {
-          // exited meanwhile
-        }
-      }
-    } catch (IOException e) {
-      return null; // no /proc to look at: nothing known to be in use
-    }
-    return null;
-  }
-
-  /** The first ancestor of the work directory the run account cannot traverse, or null. */
-  private static String unreachable(Path workDir) {
-    Path p = workDir.toAbsolutePath().normalize();
-    for (Path d = p; d != null; d = d.getParent()) {
-      if (!Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
-        continue; // created by the agent with the right mode
-      }
-      try {
-        int mode = (Integer) Files.getAttribute(d, "unix:mode", LinkOption.NOFOLLOW_LINKS);
-        if (!d.equals(p) && (mode & 01) == 0) {
-          return "the run user cannot reach "
-              + workDir
-              + ": "
-              + d
-              + " has mode "
-              + String.format("%04o", mode & 07777)
-              + " (others need x: chmod o+x "
-              + d
-              + ")";
-        }
-      } catch (IOException | UnsupportedOperationException e) {
-        return "cannot read the mode of " + d + ": " + e.getMessage();
-      }
-    }
-    return null;
-  }
-
-  private static CgroupSubtree cgroup(IsolationSettings s, IsolationHost host, String runsName)
-      throws Missing {
-    Optional<CgroupLocation> where;
-    try {
-      where = CgroupLocation.find(host.mountinfo(), host.selfCgroup());
-    } catch (IOException e) {
-      throw new Missing(
-          "cannot read " + host.mountinfo() + " / " + host.selfCgroup() + ": " + e.getMessage());
-    }
-    if (where.isEmpty()) {
-      throw new Missing("no cgroup v2 hierarchy is mounted");
-    }
-    Path own = where.get().own();
-    if (!Files.isWritable(own.resolve("cgroup.procs")) || !Files.isWritable(own)) {
-      throw new Missing("the agent's cgroup " + own + " is not writable (systemd: Delegate=yes)");
-    }
-    if (!Files.isExecutable(host.shell())) {
-      throw new Missing(host.shell() + " is missing");
-    }
-    try {
-      return CgroupSubtree.open(where.get(), host.selfPid(), runsName, s.limits());
-    } catch (IOException e) {
-      throw new Missing(e.getMessage());
-    }
-  }
-
-  private static String capName(int cap) {
-    return switch (cap) {
-      case ProcessIdentity.CAP_KILL -> "CAP_KILL";
-      case ProcessIdentity.CAP_SETGID -> "CAP_SETGID";
-      case ProcessIdentity.CAP_SETUID -> "CAP_SETUID";
-      case ProcessIdentity.CAP_SETPCAP -> "CAP_SETPCAP";
-      default -> "capability " + cap;
-    };
   }
 
   // ---- what is in force
@@ -506,167 +312,21 @@ public final class Isolation {
   }
 
   /**
-   * Removes a run's work directory as the run's account (the only one that can enter it), including
-   * what the run made unreadable, and what its uid left in {@link RunLeftovers}, then says whether
-   * all of it is gone ({@code processesMayRemain}: the run's cgroup did not empty in time, so its
-   * uid's processes are killed first, as they always are without a cgroup). Nothing is started when
-   * the directory is empty or gone. The future completes on the JDK's process reaper.
+   * Removes a run's work directory and what its uid left ({@link RunAccountCleanup#remove}); its
+   * uid's processes are killed first when no cgroup held the run or {@code processesMayRemain} (its
+   * cgroup did not empty in time).
    */
   public CompletableFuture<Boolean> removeWorkDirectory(
       RunAccount account, Path dir, boolean processesMayRemain) {
-    if ((cgroups.isEmpty() || processesMayRemain) && !killProcessesOf(account)) {
-      // No cgroup held the run (what escaped its process group, setsid or a double fork, still
-      // runs as its uid), or its cgroup did not empty in time: nothing of it may outlive it, since
-      // the next run with this uid could signal it or read its /proc. What survives SIGKILL keeps
-      // the uid out of use.
-      return CompletableFuture.completedFuture(false);
-    }
-    List<String> leftovers = RunLeftovers.of(account.uid(), proc, sharedDirs);
-    if (leftovers.isEmpty()) {
-      try {
-        // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
-        // remove the entry itself, and no process is needed.
-        Files.delete(dir);
-        return CompletableFuture.completedFuture(true);
-      } catch (java.nio.file.NoSuchFileException gone) {
-        return CompletableFuture.completedFuture(true);
-      } catch (IOException notEmpty) {
-        // DirectoryNotEmptyException, or EACCES: only the account can look inside
-      }
-    }
-    List<String> targets = new ArrayList<>();
-    if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
-      targets.add(dir.toString());
-    }
-    targets.addAll(leftovers);
-    if (targets.isEmpty()) {
-      return CompletableFuture.completedFuture(true);
-    }
-    try {
-      Process p = removal(account, dir.getParent(), targets).start();
-      return p.onExit()
-          .thenApply(
-              done ->
-                  !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
-                      && RunLeftovers.of(account.uid(), proc, sharedDirs).isEmpty());
-    } catch (IOException | RuntimeException e) {
-      LOG.log(
-          System.Logger.Level.WARNING,
-          "cannot start the removal of " + dir + " as " + account + ": " + e);
-      return CompletableFuture.completedFuture(false);
-    }
+    return cleanup.remove(account, dir, cgroups.isEmpty() || processesMayRemain);
   }
 
   /**
-   * SIGKILL to every live process with the account's uid until none is left (bounded): none left?
-   */
-  boolean killProcessesOf(RunAccount account) {
-    RunAccounts one = new RunAccounts(account.uid(), 1);
-    for (int round = 0; round < 100; round++) {
-      List<Long> pids = new ArrayList<>();
-      try (DirectoryStream<Path> all = Files.newDirectoryStream(proc, "[0-9]*")) {
-        for (Path pid : all) {
-          try {
-            int uid = (Integer) Files.getAttribute(pid, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-            if (one.contains(uid) && !isZombie(pid)) {
-              pids.add(Long.parseLong(pid.getFileName().toString()));
-            }
-          } catch (IOException | RuntimeException gone) {
-            // exited meanwhile
-          }
-        }
-      } catch (IOException e) {
-        return true; // no /proc to look at
-      }
-      if (pids.isEmpty()) {
-        return true;
-      }
-      pids.forEach(pid -> ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly));
-      try {
-        Thread.sleep(round < 10 ? 1 : 10); // a killed process takes a moment to become a zombie
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        return false;
-      }
-    }
-    LOG.log(System.Logger.Level.WARNING, "processes of " + account + " survive SIGKILL");
-    return false;
-  }
-
-  private ProcessBuilder removal(RunAccount account, Path in, List<String> targets) {
-    List<String> c = new ArrayList<>();
-    c.add(setpriv.toString());
-    c.add("--reuid=" + account.uid());
-    c.add("--regid=" + account.gid());
-    c.add("--clear-groups");
-    c.addAll(DROP_PRIVILEGES);
-    c.add("--");
-    c.add(shell.toString());
-    c.add("-c");
-    c.add(REMOVE_STAGE);
-    c.addAll(targets);
-    ProcessBuilder b =
-        new ProcessBuilder(c)
-            .directory(in.toFile())
-            .redirectErrorStream(true)
-            .redirectOutput(ProcessBuilder.Redirect.DISCARD)
-            .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")));
-    b.environment().clear();
-    b.environment().putAll(HELPER_ENVIRONMENT);
-    return b;
-  }
-
-  /**
-   * At start, before any run: removes every entry of {@code runsDir} that belongs to one of the run
-   * uids (what runs of an agent that died left), as its owner, and returns how many are left.
+   * At start, before any run: removes what run uids own in {@code runsDir} (and what they left
+   * elsewhere), as them; returns how many entries are left ({@link RunAccountCleanup#sweep}).
    */
   public int sweepWorkDirectories(Path runsDir) {
-    if (accounts.isEmpty() || !Files.isDirectory(runsDir, LinkOption.NOFOLLOW_LINKS)) {
-      return 0;
-    }
-    Map<Long, List<Path>> byOwner = new TreeMap<>();
-    try (DirectoryStream<Path> entries = Files.newDirectoryStream(runsDir)) {
-      for (Path e : entries) {
-        try {
-          long uid = (Integer) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-          if (accounts.get().contains(uid)) {
-            byOwner.computeIfAbsent(uid, u -> new ArrayList<>()).add(e);
-          }
-        } catch (IOException | RuntimeException gone) {
-          // removed meanwhile
-        }
-      }
-    } catch (IOException e) {
-      LOG.log(System.Logger.Level.WARNING, "cannot list " + runsDir + ": " + e);
-      return 0;
-    }
-    int left = 0;
-    for (Map.Entry<Long, List<Path>> e : byOwner.entrySet()) {
-      RunAccount owner = new RunAccount(e.getKey(), e.getKey());
-      try {
-        List<String> targets = new ArrayList<>();
-        e.getValue().forEach(d -> targets.add(d.toString()));
-        targets.addAll(RunLeftovers.of(owner.uid(), proc, sharedDirs));
-        Process p = removal(owner, runsDir, targets).start();
-        if (!p.waitFor(60, TimeUnit.SECONDS)) {
-          p.destroyForcibly();
-        }
-      } catch (IOException | RuntimeException ex) {
-        LOG.log(
-            System.Logger.Level.WARNING,
-            "cannot remove what " + owner + " left in " + runsDir + ": " + ex);
-      } catch (InterruptedException ex) {
-        Thread.currentThread().interrupt();
-        return left;
-      }
-      for (Path d : e.getValue()) {
-        if (Files.exists(d, LinkOption.NOFOLLOW_LINKS)) {
-          left++;
-          accounts.get().retire(owner);
-        }
-      }
-    }
-    return left;
+    return accounts.map(a -> cleanup.sweep(runsDir, a)).orElse(0);
   }
 
   /**
@@ -692,12 +352,5 @@ public final class Isolation {
   /** Removes the agent's run cgroup subtree when it is empty (at shutdown). */
   public void close() {
     cgroups.ifPresent(CgroupSubtree::close);
-  }
-
-  /** A part that is not available, with the reason. */
-  private static final class Missing extends Exception {
-    Missing(String message) {
-      super(message, null, false, false);
-    }
   }
 }

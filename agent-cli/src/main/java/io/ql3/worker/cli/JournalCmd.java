@@ -1,0 +1,240 @@
+package io.ql3.worker.cli;
+
+import io.ql3.worker.journal.Journal;
+import io.ql3.worker.journal.JournalConfig;
+import io.ql3.worker.journal.JournalException;
+import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.JournalInspector;
+import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.runtime.ExitCode;
+import io.ql3.worker.runtime.config.AgentConfig;
+import java.io.PrintWriter;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code ql3-worker journal}: inspect, verify and resolve the execution journal offline. */
+@Command(
+    modelTransformer = CommandExitCodes.Help.class,
+    name = "journal",
+    description = "Inspect, verify or resolve the execution journal.",
+    subcommands = {
+      JournalCmd.Inspect.class,
+      JournalCmd.Verify.class,
+      JournalCmd.Resolve.class,
+      JournalCmd.DiscardDamaged.class
+    })
+final class JournalCmd implements Callable<Integer> {
+  @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+  @Override
+  public Integer call() {
+    spec.commandLine().usage(spec.commandLine().getOut());
+    return ExitCode.USAGE.code();
+  }
+
+  static void printFacts(PrintWriter out, JournalFacts f) {
+    out.println("worker:              " + f.workerId());
+    out.println("last sequence:       " + f.lastSeq());
+    out.println("session:             " + f.session().map(Object::toString).orElse("none"));
+    printRuns(out, "accepted (not started)", f.accepted());
+    printRuns(out, "running (uncertain after a crash)", f.running());
+    printRuns(out, "pending completions", f.pendingCompletions());
+    out.println("open pulls:          " + f.openPulls().size());
+    out.println("settled (window):    " + f.settled().size());
+    // Refused in a way no resend can change (section 6 clarifications): the server reclaims them
+    // by lease.
+    printRuns(
+        out,
+        "undeliverable (window)",
+        f.settled().stream()
+            .filter(r -> r.settlement() == io.ql3.worker.journal.Settlement.UNDELIVERABLE)
+            .toList());
+    f.recoveryRequired().ifPresent(r -> out.println("RECOVERY REQUIRED:   " + r));
+  }
+
+  private static void printRuns(PrintWriter out, String title, List<RunFact> runs) {
+    out.println(title + ": " + runs.size());
+    for (RunFact r : runs) {
+      out.println(
+          "  "
+              + r.key().runId()
+              + " attempt "
+              + r.key().attempt()
+              + " (session "
+              + r.offer().sessionId()
+              + ", generation "
+              + r.offer().generation()
+              + ", executor "
+              + r.offer().executor()
+              + ")");
+    }
+  }
+
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "inspect",
+      description = "List the journal's facts (read-only; safe while the agent runs).")
+  static final class Inspect implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    String profile;
+
+    @Option(names = "--config", required = true)
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = Commands.load(config, profile);
+      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      printFacts(spec.commandLine().getOut(), v.facts());
+      return ExitCode.OK.code();
+    }
+  }
+
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "verify",
+      description = "Verify the journal read-only; exit 0 when an open would need no operator.")
+  static final class Verify implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    String profile;
+
+    @Option(names = "--config", required = true)
+    Path config;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = Commands.load(config, profile);
+      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      PrintWriter out = spec.commandLine().getOut();
+      out.println("records replayed:    " + v.recordsReplayed());
+      out.println("torn tail bytes:     " + v.tornTailBytes());
+      out.println("leftover files:      " + v.leftoverFiles());
+      out.println("would be uncertain:  " + v.wouldDeclareUncertain().size());
+      if (v.recoveryRequired().isPresent()) {
+        out.println("RECOVERY REQUIRED:   " + v.recoveryRequired().get());
+        return ExitCode.CONFIG.code();
+      }
+      out.println("ok");
+      return ExitCode.OK.code();
+    }
+  }
+
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "resolve",
+      description =
+          "Settle one run on purpose (for example an uncertain run handled by hand). Needs the agent stopped.")
+  static final class Resolve implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    String profile;
+
+    @Option(names = "--config", required = true)
+    Path config;
+
+    @Parameters(index = "0", description = "the runId")
+    String runId;
+
+    @Parameters(index = "1", description = "the attempt")
+    long attempt;
+
+    @Option(
+        names = "--note",
+        required = true,
+        description = "why it is resolved (recorded in the journal)")
+    String note;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = Commands.load(config, profile);
+      try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
+        if (j.status() != Journal.Status.OPEN) {
+          spec.commandLine()
+              .getErr()
+              .println("ql3-worker: the journal needs recovery first: " + j.report());
+          return ExitCode.CONFIG.code();
+        }
+        j.append(new JournalRecord.OperatorResolved(runId, attempt, note));
+        spec.commandLine().getOut().println("resolved " + runId + " attempt " + attempt);
+        return ExitCode.OK.code();
+      } catch (JournalException e) {
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+        return ExitCode.TEMPFAIL.code();
+      }
+    }
+  }
+
+  @Command(
+      modelTransformer = CommandExitCodes.Help.class,
+      name = "discard-damaged",
+      description = {
+        "Clear a damaged log on purpose (agent stopped): everything from the damage on is moved",
+        "aside (never deleted) and the runs it described must be reconciled with the server by hand.",
+        "Name exactly what 'journal verify' reported: reason, file and offset."
+      })
+  static final class DiscardDamaged implements Callable<Integer> {
+    @CommandLine.Spec CommandLine.Model.CommandSpec spec;
+
+    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    String profile;
+
+    @Option(names = "--config", required = true)
+    Path config;
+
+    @Option(names = "--reason", required = true, description = "e.g. CORRUPT_RECORD")
+    String reason;
+
+    @Option(names = "--file", required = true, description = "the damaged segment file name")
+    String file;
+
+    @Option(
+        names = "--offset",
+        required = true,
+        description = "the offset 'journal verify' reported")
+    long offset;
+
+    @Override
+    public Integer call() throws Exception {
+      AgentConfig c = Commands.load(config, profile);
+      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      if (v.recoveryRequired().isEmpty()) {
+        spec.commandLine()
+            .getErr()
+            .println("ql3-worker: the journal needs no recovery; nothing changed");
+        return ExitCode.CONFIG.code();
+      }
+      var problem = v.recoveryRequired().get();
+      if (!problem.reason().name().equals(reason)
+          || !problem.file().equals(file)
+          || problem.offset() != offset) {
+        spec.commandLine()
+            .getErr()
+            .println(
+                "ql3-worker: the journal reports "
+                    + problem
+                    + ", not what you named; nothing changed");
+        return ExitCode.CONFIG.code();
+      }
+      try (Journal j =
+          Journal.discardDamagedLog(JournalConfig.of(c.journal().dir(), c.workerId()), problem)) {
+        spec.commandLine().getOut().println("moved aside: " + j.report().removedFiles());
+        printFacts(spec.commandLine().getOut(), j.facts());
+        return ExitCode.OK.code();
+      } catch (JournalException e) {
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+        return ExitCode.CONFIG.code();
+      }
+    }
+  }
+}
