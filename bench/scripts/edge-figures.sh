@@ -2,7 +2,7 @@
 # Every edge figure of issue 15 in one run, each beside the JVM floor with the same flags:
 #   the reference control plane on loopback, the agent through the launcher (bin/ql3-worker, so the
 #   profile's JVM flags and, when the launcher uses one, its class-data archive), isolation on
-#   (execution.isolation = "required": runs as uids of their own from --run-uid-base in their own cgroup; needs root), N
+#   (execution.isolation = "required": runs as uids of their own from --run-user in their own cgroup; needs root), N
 #   `process` runs of /bin/true, an idle window, then SIGTERM (drain -> offline).
 # Printed: start -> registered (wall ms, load-sensitive; agent CPU ms to get there, not), agent
 # CPU per run (utime+stime from /proc/PID/stat), wall for the N runs (load-sensitive), peak RSS
@@ -13,7 +13,7 @@
 # archive only fits the agent's class path).
 #
 # Usage: bench/scripts/edge-figures.sh [--runs N] [--idle-seconds S] [--heartbeat-ms H]
-#          [--profile edge|node] [--isolation required|none] [--run-uid-base UID] [--java-home DIR]
+#          [--profile edge|node] [--isolation required|none] [--run-user UID] [--java-home DIR]
 #          [--agent-opts FLAGS] [--cold-server] [--label TEXT]
 #   defaults: 1000 runs, 60 s idle window, heartbeat 60 s (the control plane's default), edge,
 #   required, run uids from 70000. The launcher's class-data archive is created first if missing (QL3_CDS_DIR,
@@ -29,7 +29,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 . scripts/jvm-flags.sh
-runs=1000; idle=60; hb=60000; profile=edge; isolation=required; run_uid_base=70000
+runs=1000; idle=60; hb=60000; profile=edge; isolation=required; run_user=70000
 java_home=${JAVA_HOME:-}; label=; agent_opts=; warm=40
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -38,7 +38,7 @@ while [ $# -gt 0 ]; do
     --heartbeat-ms) hb=$2; shift 2 ;;
     --profile) profile=$2; shift 2 ;;
     --isolation) isolation=$2; shift 2 ;;
-    --run-uid-base) run_uid_base=$2; shift 2 ;;
+    --run-user) run_user=$2; shift 2 ;;
     --java-home) java_home=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --agent-opts) agent_opts=$2; shift 2 ;;
@@ -74,7 +74,7 @@ work-dir = "runs"
 max-concurrent-runs = 2
 executors = ["process"]
 isolation = "$isolation"
-run-uid-base = $run_uid_base
+run-user = $run_user
 EOF
 chmod 0711 "$work/agent"
 

@@ -13,17 +13,17 @@
 # hundred offers); the main figures are for the N runs after them.
 #
 # --isolation none|auto|required sets execution.isolation (process runs; required switches runs to
-# uids of their own from --run-uid-base, default 70000, which needs root); the agent's own CPU and its reaped children's CPU
+# uids of their own from --run-user, default 70000, which needs root); the agent's own CPU and its reaped children's CPU
 # (the run processes and their helpers) per run are printed from /proc/PID/stat.
 #
 # Usage: bench/scripts/offer-latency.sh [--profile edge|node] [--runs N] [--warmup W] [--executor noop|process]
-#          [--isolation none|auto|required] [--run-uid-base UID]
+#          [--isolation none|auto|required] [--run-user UID]
 # KEEP=1 keeps the work directory (logs) and prints its path.
 # Needs a build (mvn -B -q -DskipTests package) and python3.
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-profile=node; runs=200; warmup=0; executor=noop; isolation=none; run_uid_base=70000
+profile=node; runs=200; warmup=0; executor=noop; isolation=none; run_user=70000
 while [ $# -gt 0 ]; do
   case "$1" in
     --profile) profile=$2; shift 2 ;;
@@ -31,7 +31,7 @@ while [ $# -gt 0 ]; do
     --warmup) warmup=$2; shift 2 ;;
     --executor) executor=$2; shift 2 ;;
     --isolation) isolation=$2; shift 2 ;;
-    --run-uid-base) run_uid_base=$2; shift 2 ;;
+    --run-user) run_user=$2; shift 2 ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -59,7 +59,7 @@ write_agent_config "$work/agent/agent.toml" "$work/pki" lat-0001 "$ingress" <<EO
 work-dir = "runs"
 executors = ["$executor"]
 isolation = "$isolation"
-run-uid-base = $run_uid_base
+run-user = $run_user
 EOF
 chmod 0711 "$work/agent"
 bin/ql3-worker run --profile "$profile" --config "$work/agent/agent.toml" > "$work/agent.log" 2>&1 &

@@ -7,6 +7,7 @@ import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
+import io.ql3.worker.runtime.isolation.RunAs;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -14,6 +15,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -199,7 +201,7 @@ class TomlConfigLoaderTest {
   }
 
   @Test
-  void runsGetOneUidPerSlotFromTheBaseAndTheOldSharedAccountKeysAreRefusedWithTheRemedy()
+  void runsExecuteAsQl3RunByDefaultOrTheConfiguredUserAndGroupAndTheOldUidBaseIsRefused()
       throws Exception {
     String slots =
         MINIMAL
@@ -207,31 +209,39 @@ class TomlConfigLoaderTest {
             .replace(
                 "executors = [\"process\"]", "executors = [\"process\"]\nmax-concurrent-runs = 3");
     AgentConfig d = loadEnabled(slots, AgentProfile.EDGE);
-    assertThat(d.execution().isolation().accounts().first()).isEqualTo(70_000);
-    assertThat(d.execution().isolation().accounts().last()).isEqualTo(70_002);
+    assertThat(d.execution().isolation().runAs()).isEqualTo(RunAs.defaults());
+    assertThat(d.execution().isolation().runAs().user()).isEqualTo("ql3-run");
+    assertThat(d.execution().isolation().runAccounts()).isEqualTo(3);
     AgentConfig c =
         loadEnabled(
             slots.replace(
-                "max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-uid-base = 200000"),
+                "max-concurrent-runs = 3",
+                "max-concurrent-runs = 3\nrun-user = 200000\nrun-group = \"runners\""),
             AgentProfile.EDGE);
-    assertThat(c.execution().isolation().accounts().toString()).isEqualTo("uids 200000-200002");
-    for (String bad : new String[] {"run-uid-base = 999", "run-uid-base = 2147483646"}) {
+    assertThat(c.execution().isolation().runAs())
+        .isEqualTo(new RunAs("200000", Optional.of("runners")));
+    for (String bad :
+        new String[] {
+          "run-user = 999", "run-user = 2147483646", "run-user = \"no such:name\"", "run-user = []"
+        }) {
       ConfigException e =
           refused(
               slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\n" + bad),
               AgentProfile.EDGE);
-      assertThat(e.key()).as(bad).isEqualTo("execution.run-uid-base");
+      assertThat(e.key()).as(bad).isEqualTo("execution.run-user");
     }
+    ConfigException group =
+        refused(
+            slots.replace("max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-group = 5"),
+            AgentProfile.EDGE);
+    assertThat(group.key()).isEqualTo("execution.run-group");
     ConfigException old =
         refused(
             slots.replace(
-                "max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-user = \"ql3-run\""),
+                "max-concurrent-runs = 3", "max-concurrent-runs = 3\nrun-uid-base = 70000"),
             AgentProfile.EDGE);
-    assertThat(old.key()).isEqualTo("execution.run-user");
-    assertThat(old.getMessage())
-        .contains("one uid of their own per slot")
-        .contains("run-uid-base")
-        .contains("remove the key");
+    assertThat(old.key()).isEqualTo("execution.run-uid-base");
+    assertThat(old.getMessage()).contains("run-user = <that uid>").contains("ql3-run");
   }
 
   @Test

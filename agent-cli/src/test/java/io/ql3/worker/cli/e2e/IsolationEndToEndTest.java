@@ -33,7 +33,7 @@ class IsolationEndToEndTest {
     Files.setAttribute(dir, "unix:mode", 0711);
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       long base = 4_000_000 + (ProcessHandle.current().pid() % 100_000) * 8;
-      Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = " + base);
+      Path config = cp.agentConfig("isolation = \"required\"\nrun-user = " + base);
       Files.setAttribute(config.getParent(), "unix:mode", 0711);
       Path key = ControlPlaneFixture.configuredPath(config, "private-key");
       Path token = ControlPlaneFixture.configuredPath(config, "token");
@@ -91,7 +91,7 @@ class IsolationEndToEndTest {
   void requiredIsolationWithARunUidRangeThatIsTakenExits78AndSendsNothing() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       // 65533-65534 (edge: 2 slots) holds nobody(65534)
-      Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = 65533");
+      Path config = cp.agentConfig("isolation = \"required\"\nrun-user = 65533");
       java.util.Map<String, Long> before = cp.server.stats().snapshot();
       AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"));
       try {

@@ -76,7 +76,7 @@ class NonRootAgentIsolationTest {
     long runBase = agentUid + 1;
 
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
-      Path config = cp.agentConfig("isolation = \"required\"\nrun-uid-base = " + runBase);
+      Path config = cp.agentConfig("isolation = \"required\"\nrun-user = " + runBase);
       String classpath = copyClassPath(dir.resolve("classpath"));
       // Everything of the agent's is the agent's (as the package's tmpfiles and install-credentials
       // make it).

@@ -13,6 +13,7 @@ import io.ql3.worker.runtime.exec.ProcessOutcomes;
 import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
 import io.ql3.worker.runtime.isolation.RunAccounts;
+import io.ql3.worker.runtime.isolation.RunAs;
 import io.ql3.worker.runtime.isolation.RunLimits;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.transport.HttpProxy;
@@ -340,31 +341,56 @@ public final class ConfigReader {
         throw t.error("isolation", e.getMessage());
       }
     }
-    for (String gone : new String[] {"run-user", "run-group"}) {
-      if (t.get(gone) != null) {
+    if (t.get("run-uid-base") != null) {
+      throw t.error(
+          "run-uid-base",
+          "is no longer read: runs execute as execution.run-user (default "
+              + RunAs.DEFAULT_USER
+              + ", uid and gid "
+              + RunAs.PACKAGED_ID
+              + " from the package) and the ids after it, one per slot; write run-user = <that"
+              + " uid> instead");
+    }
+    String user = idOrName(t, "run-user").orElse(RunAs.DEFAULT_USER);
+    Optional<String> group = idOrName(t, "run-group");
+    RunAs runAs;
+    try {
+      runAs = new RunAs(user, group);
+    } catch (IllegalArgumentException e) {
+      throw t.error(
+          e.getMessage().startsWith("run-group") ? "run-group" : "run-user", e.getMessage());
+    }
+    for (Optional<String> id : List.of(Optional.of(user), group)) {
+      if (id.isPresent()
+          && id.get().matches("[0-9]+")
+          && Long.parseLong(id.get()) + slots - 1 > RunAccounts.MAX_UID) {
         throw t.error(
-            gone,
-            "is no longer read: runs get one uid of their own per slot, from execution.run-uid-base"
-                + " (default "
-                + RunAccounts.DEFAULT_BASE
-                + "); remove the key");
+            id == group ? "run-group" : "run-user",
+            id.get() + " + " + slots + " slots goes past " + RunAccounts.MAX_UID);
       }
     }
-    long base =
-        t.optionalLong(
-            "run-uid-base",
-            RunAccounts.DEFAULT_BASE,
-            new Bounds(1000, RunAccounts.MAX_UID - slots + 1));
     RunLimits d = profile.runLimits();
     OptionalLong memory = sizeOrMax(t, "memory-max", d.memoryMaxBytes(), RunLimits::parseMemory);
     OptionalLong pids = sizeOrMax(t, "pids-max", d.pidsMax(), RunLimits::parsePids);
     int weight = (int) t.optionalLong("cpu-weight", d.cpuWeight(), new Bounds(1, 10_000));
     try {
-      return new IsolationSettings(mode, base, slots, new RunLimits(memory, pids, weight));
+      return new IsolationSettings(mode, runAs, slots, new RunLimits(memory, pids, weight));
     } catch (IllegalArgumentException e) {
       throw t.error(
           e.getMessage().startsWith("memory") ? "memory-max" : "pids-max", e.getMessage());
     }
+  }
+
+  /** A user or group written as a name (string) or a numeric id (integer or digits). */
+  private static Optional<String> idOrName(Table t, String key) throws ConfigException {
+    Object v = t.get(key);
+    if (v == null) {
+      return Optional.empty();
+    }
+    if (v instanceof Number || v instanceof String) {
+      return Optional.of(v.toString());
+    }
+    throw t.error(key, "must be a user or group name or a numeric id");
   }
 
   /** A limit written as "max", a string with a unit, or an integer. */

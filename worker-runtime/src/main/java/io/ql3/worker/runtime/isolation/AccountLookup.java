@@ -5,13 +5,16 @@ import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.OptionalLong;
 import java.util.concurrent.TimeUnit;
 
 /**
  * The host's named accounts, through its name service ({@code getent}, so NSS sources count, not
  * only {@code /etc/passwd}; a source that does not enumerate, such as sssd with {@code enumerate =
- * false}, is not seen). Asked once at start, never per run: the run uid range must not hold a named
- * user or group.
+ * false}, is not seen by the range queries; a lookup by name asks the source directly). Asked once
+ * at start, never per run: the run account is looked up by name, and the rest of the run uid range
+ * must not hold a named user or group.
  */
 public interface AccountLookup {
 
@@ -20,6 +23,12 @@ public interface AccountLookup {
 
   /** Groups whose gid is in {@code first..last}, as {@code name(gid)}. */
   List<String> groupsIn(long first, long last) throws IOException;
+
+  /** The user of that name as its uid and primary gid, or empty when there is none. */
+  Optional<RunAccount> user(String name) throws IOException;
+
+  /** The gid of the group of that name, or empty when there is none. */
+  OptionalLong group(String name) throws IOException;
 
   /** The host's name service through {@code getent passwd} and {@code getent group}. */
   static AccountLookup system() {
@@ -33,12 +42,25 @@ public interface AccountLookup {
       public List<String> groupsIn(long first, long last) throws IOException {
         return inRange(getent("group"), first, last);
       }
+
+      @Override
+      public Optional<RunAccount> user(String name) throws IOException {
+        return userIn(getent("passwd", name), name);
+      }
+
+      @Override
+      public OptionalLong group(String name) throws IOException {
+        return groupIn(getent("group", name), name);
+      }
     };
   }
 
-  private static String getent(String database) throws IOException {
+  private static String getent(String... query) throws IOException {
+    String database = query[0];
+    List<String> argv = new ArrayList<>(List.of("getent"));
+    argv.addAll(List.of(query));
     Process p =
-        new ProcessBuilder("getent", database)
+        new ProcessBuilder(argv)
             .redirectErrorStream(true)
             .redirectInput(ProcessBuilder.Redirect.from(new java.io.File("/dev/null")))
             .start();
@@ -66,7 +88,7 @@ public interface AccountLookup {
     List<String> found = new ArrayList<>();
     for (String line : listing.split("\n")) {
       String[] f = line.split(":", -1);
-      if (f.length > 2 && f[2].matches("[0-9]{1,10}")) {
+      if (f.length > 2 && isId(f[2])) {
         long id = Long.parseLong(f[2]);
         if (id >= first && id <= last) {
           found.add(f[0] + "(" + id + ")");
@@ -74,5 +96,31 @@ public interface AccountLookup {
       }
     }
     return found;
+  }
+
+  /** The user {@code name} of a passwd listing, as its uid and primary gid. */
+  static Optional<RunAccount> userIn(String passwd, String name) {
+    for (String line : passwd.split("\n")) {
+      String[] f = line.split(":", -1);
+      if (f.length > 3 && f[0].equals(name) && isId(f[2]) && isId(f[3])) {
+        return Optional.of(new RunAccount(Long.parseLong(f[2]), Long.parseLong(f[3])));
+      }
+    }
+    return Optional.empty();
+  }
+
+  /** The gid of the group {@code name} of a group listing. */
+  static OptionalLong groupIn(String group, String name) {
+    for (String line : group.split("\n")) {
+      String[] f = line.split(":", -1);
+      if (f.length > 2 && f[0].equals(name) && isId(f[2])) {
+        return OptionalLong.of(Long.parseLong(f[2]));
+      }
+    }
+    return OptionalLong.empty();
+  }
+
+  private static boolean isId(String field) {
+    return field.matches("[0-9]{1,10}");
   }
 }

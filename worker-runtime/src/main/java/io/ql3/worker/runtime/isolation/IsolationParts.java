@@ -20,37 +20,19 @@ final class IsolationParts {
 
   static RunAccounts userSwitch(IsolationSettings s, IsolationHost host, Path workDir)
       throws Missing {
-    RunAccounts range = s.accounts();
+    RunAccounts range = s.accounts(host.accounts());
     ProcessIdentity self;
     try {
       self = ProcessIdentity.read(host.selfStatus());
     } catch (IOException e) {
       throw new Missing("cannot read " + host.selfStatus() + ": " + e.getMessage());
     }
-    String ids =
-        "run uids "
-            + range.first()
-            + "-"
-            + range.last()
-            + " (execution.run-uid-base, one per slot)";
-    if (range.contains(self.uid())
-        || range.contains(self.gid())
-        || self.groups().stream().anyMatch(range::contains)) {
+    String ids = "run " + range + " (" + s.runAs().describe() + ", one per slot)";
+    if (range.containsUid(self.uid())
+        || range.containsGid(self.gid())
+        || self.groups().stream().anyMatch(range::containsGid)) {
       throw new Missing(
           ids + " include the agent's own uid " + self.uid() + " or one of its groups");
-    }
-    try {
-      List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
-      named.addAll(host.accounts().groupsIn(range.first(), range.last()));
-      if (!named.isEmpty()) {
-        throw new Missing(
-            ids
-                + " hold named accounts: "
-                + String.join(" ", named)
-                + " (choose a free range: execution.run-uid-base)");
-      }
-    } catch (IOException e) {
-      throw new Missing("cannot list the host's accounts: " + e.getMessage());
     }
     String busy = RunProcessScan.describeFirst(host.proc(), range);
     if (busy != null) {
@@ -58,7 +40,7 @@ final class IsolationParts {
           ids
               + " are in use: "
               + busy
-              + " (another worker on this host with an overlapping execution.run-uid-base?)");
+              + " (another worker on this host whose run ids overlap these?)");
     }
     if (!self.isRoot()) {
       List<String> caps = new ArrayList<>();

@@ -29,25 +29,16 @@ public record IsolationProbe(List<String> lines, List<String> missing) {
           "runs execute as the agent's own user without a cgroup (a run can read the credentials)");
       return new IsolationProbe(lines, List.of());
     }
-    RunAccounts range = s.accounts();
     try {
-      List<String> named = new ArrayList<>(host.accounts().usersIn(range.first(), range.last()));
-      named.addAll(host.accounts().groupsIn(range.first(), range.last()));
-      if (named.isEmpty()) {
-        lines.add(
-            "run accounts "
-                + range
-                + " (one per slot, the gid of the same number; no named account uses them)");
-      } else {
-        problems.add(
-            "run "
-                + range
-                + " hold named accounts: "
-                + String.join(" ", named)
-                + " (choose a free range: execution.run-uid-base)");
-      }
-    } catch (IOException e) {
-      problems.add("cannot list the host's accounts: " + e.getMessage());
+      RunAccounts range = s.accounts(host.accounts());
+      lines.add(
+          "run accounts "
+              + range
+              + " ("
+              + s.runAs().describe()
+              + " and the ids after it, one per slot; no other named account uses them)");
+    } catch (IsolationParts.Missing e) {
+      problems.add(e.getMessage());
     }
     if (!Files.isExecutable(host.setpriv())) {
       problems.add(host.setpriv() + " (util-linux setpriv) is missing");

@@ -4,20 +4,23 @@ import java.util.Objects;
 
 /**
  * The isolation part of the configuration ({@code [execution]}: {@code isolation}, {@code
- * run-uid-base}, {@code memory-max}, {@code pids-max}, {@code cpu-weight}); the number of run
- * accounts is {@code execution.slots} (see {@link RunAccounts}).
+ * run-user}, {@code run-group}, {@code memory-max}, {@code pids-max}, {@code cpu-weight}); the
+ * number of run accounts is {@code execution.slots} (see {@link RunAccounts}).
  */
 public record IsolationSettings(
-    IsolationMode mode, long runUidBase, int runAccounts, RunLimits limits) {
+    IsolationMode mode, RunAs runAs, int runAccounts, RunLimits limits) {
 
   public IsolationSettings {
     Objects.requireNonNull(mode, "mode");
+    Objects.requireNonNull(runAs, "runAs");
     Objects.requireNonNull(limits, "limits");
-    new RunAccounts(runUidBase, runAccounts); // validates the range
+    if (runAccounts < 1) {
+      throw new IllegalArgumentException("runAccounts " + runAccounts + " < 1");
+    }
   }
 
-  /** The accounts this configuration gives runs. */
-  public RunAccounts accounts() {
-    return new RunAccounts(runUidBase, runAccounts);
+  /** The accounts this configuration gives runs on a host with these names. */
+  RunAccounts accounts(AccountLookup names) throws IsolationParts.Missing {
+    return runAs.resolve(runAccounts, names);
   }
 }

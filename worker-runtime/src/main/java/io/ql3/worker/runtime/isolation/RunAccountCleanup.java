@@ -98,7 +98,7 @@ final class RunAccountCleanup {
 
   /** SIGKILL to every live process of the account's uid until none is left (bounded): none left? */
   boolean killProcessesOf(RunAccount account) {
-    RunAccounts one = new RunAccounts(account.uid(), 1);
+    RunAccounts one = new RunAccounts(account, 1);
     for (int round = 0; round < 100; round++) {
       List<Long> pids = RunProcessScan.live(proc, one);
       if (pids.isEmpty()) {
@@ -130,7 +130,7 @@ final class RunAccountCleanup {
       for (Path e : entries) {
         try {
           long uid = (Integer) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-          if (accounts.contains(uid)) {
+          if (accounts.containsUid(uid)) {
             byOwner.computeIfAbsent(uid, u -> new ArrayList<>()).add(e);
           }
         } catch (IOException | RuntimeException gone) {
@@ -143,7 +143,7 @@ final class RunAccountCleanup {
     }
     int left = 0;
     for (Map.Entry<Long, List<Path>> e : byOwner.entrySet()) {
-      RunAccount owner = new RunAccount(e.getKey(), e.getKey());
+      RunAccount owner = accounts.withUid(e.getKey());
       try {
         List<String> targets = new ArrayList<>();
         e.getValue().forEach(d -> targets.add(d.toString()));

@@ -4,13 +4,15 @@ import java.util.BitSet;
 import java.util.Optional;
 
 /**
- * The run accounts of one agent: uids (and gids of the same number) {@code base … base+size-1}, one
- * per slot ({@code execution.run-uid-base}; size = {@code execution.slots}). A run holds its
- * account from prepare until its processes are gone and its work directory is removed, so two runs
- * that exist at the same time never share a uid: neither can signal, trace or read the other's
- * processes ({@code /proc/PID/environ}, {@code cwd}, {@code fd}) or enter the other's work
- * directory. The ids need no passwd or group entry ({@code setpriv} takes numbers); at start {@link
- * Isolation} refuses a range that a named account or a running process already uses.
+ * The run accounts of one agent: uids {@code uid … uid+size-1} and gids {@code gid … gid+size-1},
+ * one pair per slot, where {@code uid}/{@code gid} is the run account ({@code execution.run-user},
+ * {@code execution.run-group}: {@code ql3-run} by default, see {@link RunAs}) and size = {@code
+ * execution.slots}. A run holds its account from prepare until its processes are gone and its work
+ * directory is removed, so two runs that exist at the same time never share a uid: neither can
+ * signal, trace or read the other's processes ({@code /proc/PID/environ}, {@code cwd}, {@code fd})
+ * or enter the other's work directory. Only the first pair is named; the others need no passwd or
+ * group entry ({@code setpriv} takes numbers), and at start {@link Isolation} refuses a range that
+ * another named account or a running process already uses.
  *
  * <p>An account whose work directory could not be removed is never handed out again by this process
  * ({@link #retire}): the next run with that uid could read what is left.
@@ -18,44 +20,59 @@ import java.util.Optional;
 public final class RunAccounts {
 
   /**
-   * Default first uid: in the range systemd leaves unused (65536–524287), below subuid ranges
-   * (100000+).
-   */
-  public static final long DEFAULT_BASE = 70_000;
-
-  /**
    * Highest uid a range may reach (uid_t is 32 bits; some tools treat ids above 2^31 as negative).
    */
   public static final long MAX_UID = 2_147_483_646L;
 
   private final long base;
+  private final long gidBase;
   private final int size;
   private final BitSet held = new BitSet();
   private final BitSet retired = new BitSet();
 
-  public RunAccounts(long base, int size) {
-    if (size < 1 || base < 1 || base + size - 1 > MAX_UID) {
-      throw new IllegalArgumentException(
-          "run uid range " + base + "+" + size + " is outside 1.." + MAX_UID);
+  /**
+   * {@code size} accounts from {@code first}: uids {@code first.uid()…}, gids {@code first.gid()…}.
+   */
+  public RunAccounts(RunAccount first, int size) {
+    for (long id : new long[] {first.uid(), first.gid()}) {
+      if (size < 1 || id < 1 || id + size - 1 > MAX_UID) {
+        throw new IllegalArgumentException(
+            "run id range " + id + "+" + size + " is outside 1.." + MAX_UID);
+      }
     }
-    this.base = base;
+    this.base = first.uid();
+    this.gidBase = first.gid();
     this.size = size;
   }
 
+  /** The first uid. */
   public long first() {
     return base;
   }
 
+  /** The last uid. */
   public long last() {
     return base + size - 1;
+  }
+
+  public long firstGid() {
+    return gidBase;
+  }
+
+  public long lastGid() {
+    return gidBase + size - 1;
   }
 
   public int size() {
     return size;
   }
 
-  public boolean contains(long id) {
-    return id >= base && id <= last();
+  public boolean containsUid(long uid) {
+    return uid >= base && uid <= last();
+  }
+
+  public boolean containsGid(long gid) {
+    return gid >= gidBase && gid <= lastGid();
   }
 
   /** The lowest free account, or empty when every one is held or retired. */
@@ -67,7 +84,13 @@ public final class RunAccounts {
       return Optional.empty();
     }
     held.set(i);
-    return Optional.of(new RunAccount(base + i, base + i));
+    return Optional.of(new RunAccount(base + i, gidBase + i));
+  }
+
+  /** The account of the slot whose uid this is. */
+  public RunAccount withUid(long uid) {
+    int i = index(new RunAccount(uid, 0));
+    return new RunAccount(base + i, gidBase + i);
   }
 
   /** Gives an account back once its run has no process and no work directory left. */
@@ -90,7 +113,7 @@ public final class RunAccounts {
   }
 
   private int index(RunAccount account) {
-    if (!contains(account.uid())) {
+    if (!containsUid(account.uid())) {
       throw new IllegalArgumentException(account + " is not one of uids " + base + "-" + last());
     }
     return (int) (account.uid() - base);
@@ -98,6 +121,10 @@ public final class RunAccounts {
 
   @Override
   public String toString() {
-    return "uids " + base + "-" + last();
+    return "uids "
+        + base
+        + "-"
+        + last()
+        + (gidBase == base ? "" : ", gids " + gidBase + "-" + lastGid());
   }
 }

@@ -24,7 +24,7 @@ final class RunProcessScan {
       for (Path pid : all) {
         try {
           int uid = (Integer) Files.getAttribute(pid, "unix:uid", LinkOption.NOFOLLOW_LINKS);
-          if (range.contains(uid) && !isZombie(pid)) {
+          if (range.containsUid(uid) && !isZombie(pid)) {
             pids.add(Long.parseLong(pid.getFileName().toString()));
           }
         } catch (IOException | RuntimeException gone) {

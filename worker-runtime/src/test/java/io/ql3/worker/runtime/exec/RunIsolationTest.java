@@ -14,6 +14,7 @@ import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
 import io.ql3.worker.runtime.isolation.ProcessIdentity;
 import io.ql3.worker.runtime.isolation.RunAccount;
+import io.ql3.worker.runtime.isolation.RunAs;
 import io.ql3.worker.runtime.isolation.RunLimits;
 import io.ql3.worker.runtime.isolation.RunUsage;
 import java.nio.file.Files;
@@ -21,6 +22,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -82,7 +84,7 @@ class RunIsolationTest {
     IsolationSettings s =
         new IsolationSettings(
             mode,
-            BASE,
+            new RunAs(Long.toString(BASE), Optional.empty()),
             4,
             new RunLimits(OptionalLong.of(64 * RunLimits.MIB), OptionalLong.of(64), 100));
     try {
@@ -425,7 +427,7 @@ class RunIsolationTest {
         Isolation.resolve(
             new IsolationSettings(
                 IsolationMode.AUTO,
-                BASE,
+                new RunAs(Long.toString(BASE), Optional.empty()),
                 4,
                 new RunLimits(OptionalLong.empty(), OptionalLong.empty(), 100)),
             host,

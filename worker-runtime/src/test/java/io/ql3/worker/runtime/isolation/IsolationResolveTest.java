@@ -78,6 +78,16 @@ class IsolationResolveTest {
           public List<String> groupsIn(long first, long last) {
             return List.of();
           }
+
+          @Override
+          public Optional<RunAccount> user(String name) {
+            return AccountLookup.userIn(listing.toString(), name);
+          }
+
+          @Override
+          public OptionalLong group(String name) {
+            return OptionalLong.empty();
+          }
         };
     Path proc = Files.createDirectories(tmp.resolve("proc"));
     return new IsolationHost(
@@ -94,7 +104,7 @@ class IsolationResolveTest {
   }
 
   private static IsolationSettings settings(IsolationMode mode) {
-    return new IsolationSettings(mode, 70_000, 4, LIMITS);
+    return new IsolationSettings(mode, new RunAs("70000", Optional.empty()), 4, LIMITS);
   }
 
   @Test
