@@ -12,7 +12,6 @@ import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
 import io.ql3.worker.runtime.exec.ProcessOutcomes;
 import io.ql3.worker.runtime.isolation.IsolationMode;
 import io.ql3.worker.runtime.isolation.IsolationSettings;
-import io.ql3.worker.runtime.isolation.RunAccounts;
 import io.ql3.worker.runtime.isolation.RunAs;
 import io.ql3.worker.runtime.isolation.RunLimits;
 import io.ql3.worker.runtime.log.EventLog;
@@ -356,18 +355,10 @@ public final class ConfigReader {
     RunAs runAs;
     try {
       runAs = new RunAs(user, group);
+      runAs.checkFits(slots);
     } catch (IllegalArgumentException e) {
       throw t.error(
           e.getMessage().startsWith("run-group") ? "run-group" : "run-user", e.getMessage());
-    }
-    for (Optional<String> id : List.of(Optional.of(user), group)) {
-      if (id.isPresent()
-          && id.get().matches("[0-9]+")
-          && Long.parseLong(id.get()) + slots - 1 > RunAccounts.MAX_UID) {
-        throw t.error(
-            id == group ? "run-group" : "run-user",
-            id.get() + " + " + slots + " slots goes past " + RunAccounts.MAX_UID);
-      }
     }
     RunLimits d = profile.runLimits();
     OptionalLong memory = sizeOrMax(t, "memory-max", d.memoryMaxBytes(), RunLimits::parseMemory);

@@ -86,13 +86,10 @@ public interface AccountLookup {
   /** The entries of a passwd or group listing whose third field is in range. */
   static List<String> inRange(String listing, long first, long last) {
     List<String> found = new ArrayList<>();
-    for (String line : listing.split("\n")) {
-      String[] f = line.split(":", -1);
-      if (f.length > 2 && isId(f[2])) {
-        long id = Long.parseLong(f[2]);
-        if (id >= first && id <= last) {
-          found.add(f[0] + "(" + id + ")");
-        }
+    for (String[] f : entries(listing)) {
+      long id = Long.parseLong(f[2]);
+      if (id >= first && id <= last) {
+        found.add(f[0] + "(" + id + ")");
       }
     }
     return found;
@@ -100,24 +97,30 @@ public interface AccountLookup {
 
   /** The user {@code name} of a passwd listing, as its uid and primary gid. */
   static Optional<RunAccount> userIn(String passwd, String name) {
-    for (String line : passwd.split("\n")) {
-      String[] f = line.split(":", -1);
-      if (f.length > 3 && f[0].equals(name) && isId(f[2]) && isId(f[3])) {
-        return Optional.of(new RunAccount(Long.parseLong(f[2]), Long.parseLong(f[3])));
-      }
-    }
-    return Optional.empty();
+    return entries(passwd).stream()
+        .filter(f -> f[0].equals(name) && f.length > 3 && isId(f[3]))
+        .findFirst()
+        .map(f -> new RunAccount(Long.parseLong(f[2]), Long.parseLong(f[3])));
   }
 
   /** The gid of the group {@code name} of a group listing. */
   static OptionalLong groupIn(String group, String name) {
-    for (String line : group.split("\n")) {
+    return entries(group).stream()
+        .filter(f -> f[0].equals(name))
+        .mapToLong(f -> Long.parseLong(f[2]))
+        .findFirst();
+  }
+
+  /** The lines of a passwd or group listing whose third field is a numeric id, split at ':'. */
+  private static List<String[]> entries(String listing) {
+    List<String[]> entries = new ArrayList<>();
+    for (String line : listing.split("\n")) {
       String[] f = line.split(":", -1);
-      if (f.length > 2 && f[0].equals(name) && isId(f[2])) {
-        return OptionalLong.of(Long.parseLong(f[2]));
+      if (f.length > 2 && isId(f[2])) {
+        entries.add(f);
       }
     }
-    return OptionalLong.empty();
+    return entries;
   }
 
   private static boolean isId(String field) {

@@ -60,6 +60,20 @@ public record RunAs(String user, Optional<String> group) {
     }
   }
 
+  /**
+   * Refuses a numeric user or group whose {@code slots} ids would go past {@link
+   * RunAccounts#MAX_UID} (a named one is checked when {@link #resolve} knows its number).
+   */
+  public void checkFits(int slots) {
+    for (String key : new String[] {"run-user", "run-group"}) {
+      OptionalLong n = number(key.equals("run-user") ? user : group.orElse(""));
+      if (n.isPresent() && n.getAsLong() + slots - 1 > RunAccounts.MAX_UID) {
+        throw new IllegalArgumentException(
+            key + " " + n.getAsLong() + " + " + slots + " slots goes past " + RunAccounts.MAX_UID);
+      }
+    }
+  }
+
   /** What {@code check} and the logs call it. */
   String describe() {
     return "execution.run-user " + user + group.map(g -> ", run-group " + g).orElse("");
