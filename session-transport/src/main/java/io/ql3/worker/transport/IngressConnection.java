@@ -13,10 +13,7 @@ import io.netty.channel.nio.NioIoHandler;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http.HttpHeaderNames;
-import io.netty.handler.codec.http.HttpHeaderValues;
 import io.netty.handler.codec.http2.DefaultHttp2DataFrame;
-import io.netty.handler.codec.http2.DefaultHttp2Headers;
 import io.netty.handler.codec.http2.DefaultHttp2HeadersFrame;
 import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
 import io.netty.handler.codec.http2.Http2GoAwayFrame;
@@ -76,6 +73,7 @@ final class IngressConnection implements AutoCloseable {
   private final CredentialProvider credentials;
   private final Backoff backoff;
   private final RequestHeaders headers;
+  private final H2RequestHeaders h2Headers;
   private final TlsContexts contexts = new TlsContexts();
 
   // Event-loop confined.
@@ -166,6 +164,7 @@ final class IngressConnection implements AutoCloseable {
     this.backoff = new Backoff(settings.backoffMin(), settings.backoffMax(), jitter);
     this.headers =
         new RequestHeaders(endpoint.authority(), "ql3-worker/" + settings.userAgentVersion());
+    this.h2Headers = new H2RequestHeaders(headers);
     this.group =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("ql3w-transport", true), NioIoHandler.newFactory());
@@ -828,17 +827,7 @@ final class IngressConnection implements AutoCloseable {
                 stream.close();
                 return;
               }
-              Http2Headers h =
-                  new DefaultHttp2Headers()
-                      .method("POST")
-                      .scheme("https")
-                      .authority(headers.authority())
-                      .path(ex.path);
-              h.set(HttpHeaderNames.CONTENT_TYPE, HttpHeaderValues.APPLICATION_JSON)
-                  .set(HttpHeaderNames.ACCEPT, HttpHeaderValues.APPLICATION_JSON)
-                  .set(HttpHeaderNames.USER_AGENT, headers.userAgent())
-                  .set(HttpHeaderNames.AUTHORIZATION, "Bearer " + ex.bearer)
-                  .setInt(HttpHeaderNames.CONTENT_LENGTH, ex.body.length);
+              Http2Headers h = h2Headers.of(ex.path, ex.bearer, ex.body.length);
               ex.sent = true;
               stream.write(new DefaultHttp2HeadersFrame(h, false));
               stream

@@ -37,13 +37,13 @@ final class RunAccountCleanup {
   private final Path setpriv;
   private final Path shell;
   private final Path proc;
-  private final List<Path> sharedDirs;
+  private final RunLeftovers leftovers;
 
   RunAccountCleanup(IsolationHost host) {
     this.setpriv = host.setpriv();
     this.shell = host.shell();
     this.proc = host.proc();
-    this.sharedDirs = host.sharedDirs();
+    this.leftovers = new RunLeftovers(host.proc(), host.sharedDirs(), System::currentTimeMillis);
   }
 
   /**
@@ -60,8 +60,8 @@ final class RunAccountCleanup {
       // use.
       return CompletableFuture.completedFuture(false);
     }
-    List<String> leftovers = RunLeftovers.of(account.uid(), proc, sharedDirs);
-    if (leftovers.isEmpty()) {
+    List<String> left = leftovers.of(account.uid());
+    if (left.isEmpty()) {
       try {
         // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
         // remove the entry itself, and no process is needed.
@@ -77,7 +77,7 @@ final class RunAccountCleanup {
     if (Files.exists(dir, LinkOption.NOFOLLOW_LINKS)) {
       targets.add(dir.toString());
     }
-    targets.addAll(leftovers);
+    targets.addAll(left);
     if (targets.isEmpty()) {
       return CompletableFuture.completedFuture(true);
     }
@@ -87,7 +87,7 @@ final class RunAccountCleanup {
           .thenApply(
               done ->
                   !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
-                      && RunLeftovers.of(account.uid(), proc, sharedDirs).isEmpty());
+                      && leftovers.of(account.uid()).isEmpty());
     } catch (IOException | RuntimeException e) {
       LOG.log(
           System.Logger.Level.WARNING,
@@ -147,7 +147,7 @@ final class RunAccountCleanup {
       try {
         List<String> targets = new ArrayList<>();
         e.getValue().forEach(d -> targets.add(d.toString()));
-        targets.addAll(RunLeftovers.of(owner.uid(), proc, sharedDirs));
+        targets.addAll(leftovers.of(owner.uid()));
         Process p = removal(owner, runsDir, targets).start();
         if (!p.waitFor(60, TimeUnit.SECONDS)) {
           p.destroyForcibly();

@@ -1,12 +1,20 @@
 package io.ql3.worker.runtime.isolation;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.nio.file.attribute.FileTime;
 import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
 
 /**
  * What a run uid left outside its work directory, in the places every uid may write: the entries it
@@ -19,59 +27,162 @@ import java.util.List;
  *
  * <p>Each is a removal argument: an absolute path, or {@code ipc-shm:ID}, {@code ipc-msg:ID},
  * {@code ipc-sem:ID}.
+ *
+ * <p>Cost: this is asked at the end of every run, so a directory is listed again only when it may
+ * have changed. A listing remembers the directory's modification time and the owners of its
+ * entries; while the modification time is the same and was already {@link #SETTLED_MS} old when the
+ * listing started, no entry was added, removed or renamed since, so the remembered owners still
+ * hold (creating, removing or renaming an entry sets the directory's modification time to the
+ * current time, and a run uid cannot set it back: the directories are root's). The margin covers
+ * timestamp granularity (a change in the same clock tick as the remembered time would keep it).
+ * Limit: a change made while the real-time clock was stepped back to exactly the remembered
+ * timestamp, or an entry that a privileged process of the host gives to a run uid with chown, is
+ * seen only at the next listing. A {@code /proc/sysvipc} table with no object is one short read.
  */
 final class RunLeftovers {
 
   static final List<Path> SHARED_DIRS =
       List.of(Path.of("/tmp"), Path.of("/var/tmp"), Path.of("/dev/shm"));
 
-  private RunLeftovers() {}
+  /** How old a directory's modification time must be for a listing of it to be remembered. */
+  static final long SETTLED_MS = 2_000;
 
-  /** Reads only directory entries' owners and three small /proc files: a few syscalls per run. */
-  static List<String> of(long uid, Path proc, List<Path> sharedDirs) {
+  private final Path proc;
+  private final List<Path> sharedDirs;
+  private final LongSupplier wallMillis;
+  // guarded by this
+  private final Map<Path, Listing> listings = new HashMap<>();
+
+  /**
+   * A listing of one directory: which directory (device and inode: a directory replaced or mounted
+   * over is another one), its modification time then and the uids that own its entries.
+   */
+  private record Listing(Object key, FileTime modified, Set<Long> owners) {}
+
+  RunLeftovers(Path proc, List<Path> sharedDirs, LongSupplier wallMillis) {
+    this.proc = proc;
+    this.sharedDirs = List.copyOf(sharedDirs);
+    this.wallMillis = wallMillis;
+  }
+
+  /** What {@code uid} left; reads one directory only when it may have changed since it was read. */
+  synchronized List<String> of(long uid) {
     List<String> found = new ArrayList<>();
     for (Path dir : sharedDirs) {
-      try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
-        for (Path e : entries) {
-          try {
-            if ((Integer) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS) == uid) {
-              found.add(e.toString());
-            }
-          } catch (IOException | RuntimeException gone) {
-            // removed meanwhile
-          }
-        }
+      BasicFileAttributes attributes;
+      try {
+        // Following a link, as the listing does (/dev/shm may be a link to /run/shm).
+        attributes = Files.readAttributes(dir, BasicFileAttributes.class);
       } catch (IOException | RuntimeException absent) {
-        // no such directory here
+        listings.remove(dir);
+        continue; // no such directory here
+      }
+      Object key = attributes.fileKey();
+      FileTime modified = attributes.lastModifiedTime();
+      Listing known = listings.get(dir);
+      if (known != null
+          && key != null
+          && key.equals(known.key())
+          && known.modified().equals(modified)
+          && !known.owners().contains(uid)) {
+        continue;
+      }
+      long listedAt = wallMillis.getAsLong();
+      Set<Long> owners = list(dir, uid, found);
+      if (owners != null && key != null && modified.toMillis() <= listedAt - SETTLED_MS) {
+        listings.put(dir, new Listing(key, modified, owners));
+      } else {
+        listings.remove(dir);
       }
     }
-    ipc(proc.resolve("sysvipc/shm"), 1, "ipc-shm:", uid, found);
-    ipc(proc.resolve("sysvipc/msg"), 1, "ipc-msg:", uid, found);
-    ipc(proc.resolve("sysvipc/sem"), 1, "ipc-sem:", uid, found);
+    ipc(proc.resolve("sysvipc/shm"), "ipc-shm:", uid, found);
+    ipc(proc.resolve("sysvipc/msg"), "ipc-msg:", uid, found);
+    ipc(proc.resolve("sysvipc/sem"), "ipc-sem:", uid, found);
     return found;
   }
 
-  /** One {@code /proc/sysvipc} table: a header naming the columns, one object per line. */
-  private static void ipc(Path table, int idColumn, String prefix, long uid, List<String> found) {
-    List<String> lines;
+  /**
+   * Adds the entries of {@code dir} that {@code uid} owns; returns every owner, or null when the
+   * directory or the owner of one of its entries could not be read (such a listing is not kept).
+   */
+  private static Set<Long> list(Path dir, long uid, List<String> found) {
+    Set<Long> owners = new HashSet<>();
+    boolean complete = true;
+    try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir)) {
+      for (Path e : entries) {
+        try {
+          long owner = (Integer) Files.getAttribute(e, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+          owners.add(owner);
+          if (owner == uid) {
+            found.add(e.toString());
+          }
+        } catch (IOException | RuntimeException gone) {
+          complete = false; // removed meanwhile (which changed the directory's time), or unreadable
+        }
+      }
+      return complete ? owners : null;
+    } catch (IOException | RuntimeException absent) {
+      return null;
+    }
+  }
+
+  /**
+   * One {@code /proc/sysvipc} table: a header naming the columns (the id is the second), one object
+   * per line.
+   */
+  private static void ipc(Path table, String prefix, long uid, List<String> found) {
+    byte[] bytes;
     try {
-      lines = Files.readAllLines(table);
+      bytes = Files.readAllBytes(table);
     } catch (IOException | RuntimeException absent) {
       return;
     }
-    if (lines.isEmpty()) {
-      return;
+    int headerEnd = indexOf(bytes, (byte) '\n', 0);
+    if (headerEnd < 0 || headerEnd + 1 >= bytes.length) {
+      return; // the header alone: no object of anybody
     }
-    List<String> header = List.of(lines.get(0).trim().split("\\s+"));
+    String text = new String(bytes, StandardCharsets.US_ASCII);
+    List<String> header = fields(text.substring(0, headerEnd));
     int uidColumn = header.indexOf("uid");
+    int idColumn = 1;
     if (uidColumn < 0) {
       return;
     }
-    for (String line : lines.subList(1, lines.size())) {
-      String[] f = line.trim().split("\\s+");
-      if (f.length > Math.max(uidColumn, idColumn) && f[uidColumn].equals(Long.toString(uid))) {
-        found.add(prefix + f[idColumn]);
+    String wanted = Long.toString(uid);
+    for (String line : text.substring(headerEnd + 1).split("\n")) {
+      List<String> f = fields(line);
+      if (f.size() > Math.max(uidColumn, idColumn) && f.get(uidColumn).equals(wanted)) {
+        found.add(prefix + f.get(idColumn));
       }
     }
+  }
+
+  private static int indexOf(byte[] bytes, byte b, int from) {
+    for (int i = from; i < bytes.length; i++) {
+      if (bytes[i] == b) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The fields of a line separated by spaces and tabs. */
+  private static List<String> fields(String line) {
+    List<String> f = new ArrayList<>();
+    int i = 0;
+    int n = line.length();
+    while (i < n) {
+      while (i < n && (line.charAt(i) == ' ' || line.charAt(i) == '\t')) {
+        i++;
+      }
+      int start = i;
+      while (i < n && line.charAt(i) != ' ' && line.charAt(i) != '\t') {
+        i++;
+      }
+      if (i > start) {
+        f.add(line.substring(start, i));
+      }
+    }
+    return f;
   }
 }

@@ -166,11 +166,12 @@ public final class EventLog {
   }
 
   String format(Level level, String event, Object... kv) {
-    StringBuilder b = new StringBuilder(96);
-    String ts = Instant.now(clock).toString();
+    StringBuilder b = new StringBuilder(160);
+    Instant now = clock.instant();
     if (format == LogFormat.JSON) {
-      b.append("{\"ts\":");
-      json(b, ts);
+      b.append("{\"ts\":\"");
+      LogTimestamp.append(b, now); // nothing in it to escape
+      b.append('"');
       b.append(",\"level\":\"").append(level.text()).append("\",\"event\":");
       json(b, event);
       for (int i = 0; i < kv.length; i += 2) {
@@ -188,7 +189,9 @@ public final class EventLog {
       }
       return b.append('}').toString();
     }
-    b.append("ts=").append(ts).append(" level=").append(level.text()).append(" event=");
+    b.append("ts=");
+    LogTimestamp.append(b, now);
+    b.append(" level=").append(level.text()).append(" event=");
     logfmt(b, event);
     for (int i = 0; i < kv.length; i += 2) {
       b.append(' ').append(kv[i]).append('=');
