@@ -15,15 +15,17 @@
 #      durable: the agent's directory (journal, run work dirs) on the ordinary disk (the script's
 #      mktemp -d, normally /tmp). non-durable: the same on tmpfs (/dev/shm), where `force` returns
 #      at once: the difference is what the journal's fsyncs cost, nothing else changes.
-#   2. bench/scripts/offer-latency.sh --profile node --runs L --warmup 300 (durable, one run at a
+#   2. bench/scripts/offer-latency.sh --profile node --runs L --warmup LW (durable, one run at a
 #      time answering a parked pull: the offer -> run.started p50/p90/p99).
 #   3. without --no-jmh: JMH RawForceBenchmark and JournalAppendBenchmark -t 16 on the same disk.
 # Prints the load average before every measured batch and one summary table at the end.
 #
 # Usage: bench/scripts/node-throughput.sh [--runs N] [--warmup W] [--rounds R] [--latency-runs L]
-#          [--no-latency] [--no-jmh] [--pull-page P]
-#   defaults: --runs 5000 --warmup 5000 --rounds 2 --latency-runs 200: about 1.5 min on a quiet
-#   2-core machine without JMH (a young JVM is still compiling after 1,000-2,000 runs).
+#          [--latency-warmup LW] [--no-latency] [--no-jmh] [--pull-page P]
+#   defaults: --runs 5000 --warmup 30000 --rounds 2 --latency-runs 500 --latency-warmup 5000: about
+#   4 min on a quiet 2-core machine without JMH. The warm-up is what "sustained" needs: C2 is still
+#   compiling after 5,000 runs (its threads then cost 400-550 us per run, more than the agent's own
+#   code) and done after ~30,000 (docs/perf/node.md, "Warm-up").
 # KEEP=1 keeps the work directories (logs); THREADS=1 also prints CPU per run by thread name. QL3_JAVA_OPTS is passed to the agents (e.g. a JFR
 # recording), QL3_CP_JAVA_OPTS to the control plane.
 # Needs a build: mvn -B -q -DskipTests package (agent, control plane and bench jars), python3, curl.
@@ -31,13 +33,14 @@ set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 select_jdk
-runs=5000; warmup=5000; rounds=2; jmh=1; latency=1; latency_runs=200; pull_page=
+runs=5000; warmup=30000; rounds=2; jmh=1; latency=1; latency_runs=500; latency_warmup=5000; pull_page=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
     --warmup) warmup=$2; shift 2 ;;
     --rounds) rounds=$2; shift 2 ;;
     --latency-runs) latency_runs=$2; shift 2 ;;
+    --latency-warmup) latency_warmup=$2; shift 2 ;;
     --pull-page) pull_page=$2; shift 2 ;;
     --no-latency) latency=0; shift ;;
     --no-jmh) jmh=0; shift ;;
@@ -116,7 +119,7 @@ def await_delivered(target, limit_s):
                 seen += 1
             pending = ''
 if warmup:
-    submit(warmup); await_delivered(warmup, 120)
+    submit(warmup); await_delivered(warmup, max(120, warmup // 100))
     time.sleep(0.3)
 load = open('/proc/loadavg').read().split()[0]
 def threads(pid):
@@ -190,8 +193,8 @@ PY
 
 if [ "$latency" = 1 ]; then
   echo
-  echo "offer -> start (bench/scripts/offer-latency.sh --profile node --runs $latency_runs --warmup 300)"
-  bench/scripts/offer-latency.sh --profile node --runs "$latency_runs" --warmup 300
+  echo "offer -> start (bench/scripts/offer-latency.sh --profile node --runs $latency_runs --warmup $latency_warmup)"
+  bench/scripts/offer-latency.sh --profile node --runs "$latency_runs" --warmup "$latency_warmup"
 fi
 
 [ "$jmh" = 1 ] || exit 0
