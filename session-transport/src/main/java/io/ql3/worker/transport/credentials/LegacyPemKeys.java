@@ -1,54 +1,50 @@
 package io.ql3.worker.transport.credentials;
 
-import io.ql3.worker.transport.credentials.CredentialException.Reason;
-import java.io.ByteArrayInputStream;
-import java.io.IOException;
-import java.io.InputStreamReader;
-import java.nio.charset.StandardCharsets;
 import java.security.PrivateKey;
-import org.bouncycastle.openssl.PEMEncryptedKeyPair;
-import org.bouncycastle.openssl.PEMKeyPair;
-import org.bouncycastle.openssl.PEMParser;
-import org.bouncycastle.openssl.jcajce.JcaPEMKeyConverter;
 
 /**
- * The key formats the JDK cannot read on its own, PKCS#1 {@code RSA PRIVATE KEY} and SEC1 {@code EC
- * PRIVATE KEY} (what {@code openssl genrsa}/{@code ecparam -genkey} write): BouncyCastle's parser
- * with the JDK's providers (BC is never registered as a JCA provider: it costs memory and start-up
- * time, and BC-typed keys broke the JDK TLS client). Kept in its own class so that BC is loaded
- * only when such a key is actually met.
+ * The key formats the JDK cannot read on its own: PKCS#1 {@code RSA PRIVATE KEY} (RFC 8017) and
+ * SEC1 {@code EC PRIVATE KEY} (RFC 5915), what {@code openssl genrsa -traditional} and {@code
+ * openssl ecparam -genkey} write. Each is the private-key field of a PKCS#8 PrivateKeyInfo (RFC
+ * 5208) as it stands, so it is wrapped in one and decoded by the JDK like any PKCS#8 key ({@link
+ * Pkcs8Keys}): this class only adds the algorithm identifier, the JDK parses and checks the key.
+ *
+ * <p>A SEC1 key names its curve in its optional {@code [0] parameters} field, which becomes the
+ * algorithm's parameters; a key without it cannot be decoded (the curve is unknown) and is refused.
+ * Encrypted keys never get here ({@link PemReader} refuses them by their headers).
  */
 final class LegacyPemKeys {
+  private static final byte[] NULL = {0x05, 0x00};
+  private static final byte[] VERSION_0 = {Der.INTEGER, 0x01, 0x00};
+
   private LegacyPemKeys() {}
 
   static PrivateKey decode(PemBlock block) throws CredentialException {
-    String armored =
-        "-----BEGIN "
-            + block.label()
-            + "-----\n"
-            + java.util.Base64.getMimeEncoder().encodeToString(block.der())
-            + "\n-----END "
-            + block.label()
-            + "-----\n";
-    try (PEMParser parser =
-        new PEMParser(
-            new InputStreamReader(
-                new ByteArrayInputStream(armored.getBytes(StandardCharsets.US_ASCII)),
-                StandardCharsets.US_ASCII))) {
-      Object o = parser.readObject();
-      if (o instanceof PEMEncryptedKeyPair) {
-        throw new CredentialException(Reason.ENCRYPTED_KEY, PemReader.ENCRYPTED_MESSAGE);
-      }
-      if (!(o instanceof PEMKeyPair pair)) {
-        throw new CredentialException(
-            Reason.PEM_INVALID, "private key file holds an unexpected " + block.label() + " block");
-      }
-      // A SEC1 key may omit its public key (optional in RFC 5915): convert the private part alone.
-      return new JcaPEMKeyConverter().getPrivateKey(pair.getPrivateKeyInfo());
-    } catch (IOException | RuntimeException e) {
-      // The message of a PEM parsing error never contains key bytes, only structure names.
-      throw new CredentialException(
-          Reason.PEM_INVALID, "private key file is not valid PEM: " + e.getMessage(), e);
+    byte[] der = block.der();
+    byte[] algorithm =
+        switch (block.label()) {
+          case "RSA PRIVATE KEY" -> Der.encode(Der.SEQUENCE, Pkcs8Keys.RSA, NULL);
+          case "EC PRIVATE KEY" -> Der.encode(Der.SEQUENCE, Pkcs8Keys.EC, curveOf(der));
+          default ->
+              throw Pkcs8Keys.invalid("unexpected " + block.label() + " block"); // PemReader's job
+        };
+    return Pkcs8Keys.decode(
+        Der.encode(Der.SEQUENCE, VERSION_0, algorithm, Der.encode(Der.OCTET_STRING, der)));
+  }
+
+  /**
+   * ECPrivateKey ::= SEQUENCE { version INTEGER (1), privateKey OCTET STRING, parameters [0]
+   * ECParameters OPTIONAL, publicKey [1] BIT STRING OPTIONAL }: the parameters, as they are.
+   */
+  private static byte[] curveOf(byte[] sec1) throws CredentialException {
+    Der key = new Der(sec1, "SEC1 EC key");
+    key.enter(Der.SEQUENCE);
+    key.skip(Der.INTEGER);
+    key.skip(Der.OCTET_STRING);
+    if (!key.at(0xA0)) {
+      throw Pkcs8Keys.invalid("the EC PRIVATE KEY does not name its curve (no parameters field)");
     }
+    key.enter(0xA0);
+    return key.element();
   }
 }

@@ -10,10 +10,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * PEM credential files to JDK objects. Certificates and unencrypted PKCS#8 keys are decoded by the
- * JDK alone; only PKCS#1/SEC1 keys go through BouncyCastle ({@link LegacyPemKeys}), so an agent
- * with PKCS#8 keys never loads BC. Encrypted keys are refused either way: the agent has no
- * passphrase to use.
+ * PEM credential files to JDK objects, decoded by the JDK alone: certificates, PKCS#8 keys, and
+ * PKCS#1/SEC1 keys rewrapped as PKCS#8 ({@link LegacyPemKeys}). Encrypted keys are refused in every
+ * format: the agent has no passphrase to use.
  */
 final class PemReader {
   static final String ENCRYPTED_MESSAGE =

@@ -110,10 +110,10 @@ class PemReaderTest {
               name + ".key",
               "-out",
               name + ".p8");
-      PrivateKey viaBc = PemReader.privateKey(traditional);
+      PrivateKey viaWrapper = PemReader.privateKey(traditional);
       PrivateKey viaJdk = PemReader.privateKey(pkcs8);
-      assertThat(viaBc.getAlgorithm()).isEqualTo(viaJdk.getAlgorithm());
-      assertThat(keyValue(viaBc)).isEqualTo(keyValue(viaJdk));
+      assertThat(viaWrapper.getAlgorithm()).isEqualTo(viaJdk.getAlgorithm());
+      assertThat(keyValue(viaWrapper)).isEqualTo(keyValue(viaJdk));
     }
   }
 
@@ -159,6 +159,31 @@ class PemReaderTest {
             CredentialException.class, e -> assertThat(e.reason()).isEqualTo(Reason.ENCRYPTED_KEY));
   }
 
+  /**
+   * The SEC1 ECPrivateKey inside the JDK's own PKCS#8 encoding, which names no curve (the
+   * PrivateKeyInfo's algorithm does): SEQUENCE { INTEGER 1, OCTET STRING d }.
+   */
+  private static byte[] sec1WithoutCurve(PrivateKey key) {
+    byte[] p8 = key.getEncoded(); // SEQUENCE { version, AlgorithmIdentifier, OCTET STRING }, short
+    int at = 2 + 3; // past the SEQUENCE header and INTEGER 0
+    at += 2 + p8[at + 1]; // past the AlgorithmIdentifier
+    assertThat(p8[at]).isEqualTo((byte) 0x04);
+    byte[] sec1 = java.util.Arrays.copyOfRange(p8, at + 2, at + 2 + p8[at + 1]);
+    assertThat(sec1[0]).isEqualTo((byte) 0x30);
+    return sec1;
+  }
+
+  @Test
+  void sec1KeyWithoutItsPublicKeyDecodes() throws Exception {
+    assumeTrue(opensslPresent(), "openssl not installed");
+    byte[] full = openssl("ec.key", "ecparam", "-name", "prime256v1", "-genkey", "-out", "ec.key");
+    byte[] bare = openssl("bare.key", "ec", "-in", "ec.key", "-no_public", "-out", "bare.key");
+    assertThat(new String(bare, StandardCharsets.US_ASCII)).contains("BEGIN EC PRIVATE KEY");
+    assertThat(bare.length).isLessThan(full.length);
+    assertThat(keyValue(PemReader.privateKey(bare)))
+        .isEqualTo(keyValue(PemReader.privateKey(full)));
+  }
+
   @Test
   void malformedKeyFilesAreClearPemErrorsWithoutKeyMaterial() throws Exception {
     PrivateKey key = keys("EC").getPrivate();
@@ -184,6 +209,9 @@ class PemReaderTest {
                   0x30, 0x0c, 0x02, 0x01, 0x00, 0x30, 0x07, 0x06, 0x05, 0x2B, 0x0E, 0x03, 0x02, 0x1A
                 }),
             armor("CERTIFICATE", new byte[] {0x30, 0x00}),
+            armor("EC PRIVATE KEY", sec1WithoutCurve(key)), // the curve is unknown
+            armor("EC PRIVATE KEY", new byte[] {0x30, 0x03, 0x02, 0x01, 0x01}), // no private key
+            armor("RSA PRIVATE KEY", new byte[] {0x30, 0x03, 0x02, 0x01, 0x00}), // no modulus
             ascii(""));
     String secret = Base64.getEncoder().encodeToString(key.getEncoded()).substring(20, 40);
     for (byte[] pem : bad) {
@@ -230,12 +258,12 @@ class PemReaderTest {
   }
 
   /**
-   * The point of the JDK path: certificates and a PKCS#8 key load no BouncyCastle class. Proven in
-   * an isolated class loader that records what it defines; the SEC1 key then must load BC (so the
-   * recorder can see it).
+   * Every key format and the certificates are decoded by the JDK alone: no BouncyCastle class is
+   * loaded (the agent does not ship it). Proven in an isolated class loader that records what it
+   * defines, which can see BC (a test dependency).
    */
   @Test
-  void pkcs8AndCertificatesLoadNoBouncyCastleClass() throws Exception {
+  void noKeyFormatLoadsABouncyCastleClass() throws Exception {
     PrivateKey key = keys("EC").getPrivate();
     byte[] pkcs8 = armor("PRIVATE KEY", key.getEncoded());
     byte[] certs = ascii(TestPki.pem(TestPki.rootCa("pem-test-ca").cert()));
@@ -247,13 +275,16 @@ class PemReaderTest {
       certificates.setAccessible(true);
       invoke(privateKey, pkcs8);
       invoke(certificates, certs, "certificate chain file");
-      assertThat(loader.defined()).filteredOn(n -> n.startsWith("org.bouncycastle.")).isEmpty();
       assertThat(loader.defined()).contains(PemReader.class.getName());
 
       assumeTrue(opensslPresent(), "openssl not installed");
       invoke(
           privateKey,
           openssl("ec.key", "ecparam", "-name", "prime256v1", "-genkey", "-out", "ec.key"));
+      invoke(privateKey, openssl("rsa.key", "genrsa", "-traditional", "-out", "rsa.key", "2048"));
+      assertThat(loader.defined()).contains(LegacyPemKeys.class.getName());
+      assertThat(loader.defined()).filteredOn(n -> n.startsWith("org.bouncycastle.")).isEmpty();
+      assertThat(loader.loadClass("org.bouncycastle.openssl.PEMParser")).isNotNull();
       assertThat(loader.defined()).anyMatch(n -> n.startsWith("org.bouncycastle."));
     }
   }
