@@ -55,7 +55,7 @@ ql3_quote() {
 #   saves ~5 MiB of peak RSS (code cache, compiler thread and arenas, profiling data) over C1-only.
 #   The C1 flags stay so that QL3_JAVA_OPTS=-Xmixed gives back a lean JIT if wanted; the best C1
 #   trade measured is "-Xmixed -XX:CompileThresholdScaling=10 -XX:ReservedCodeCacheSize=4m"
-#   (measured 2026-12-03: 0.3-0.5 s less CPU to registered, 2-5 ms less per run, +4-5 MiB).
+#   (measured 2026-12-03: 0.3-0.5 s less CPU to registered, 3-7 ms less per run, +5 MiB).
 #   Compiling only the crypto or Netty (CompileCommand=compileonly) was measured and does not pay.
 # - the launcher adds the application class-data archive (ql3_cds_flags, below) on JDK 17.
 # - the serial heap is kept small and tight (live set ~7 MiB): -Xmx16m as a safety ceiling, but

@@ -18,6 +18,7 @@ import java.time.Clock;
 import java.util.EnumSet;
 import java.util.Set;
 import sun.misc.Signal;
+import sun.misc.SignalHandler;
 
 /**
  * {@code ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
@@ -172,7 +173,14 @@ final class RunCommand {
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());
     // SIGHUP (systemctl reload): credentials re-read, status/metrics files reopened; never a stop.
-    Signal.handle(new Signal("HUP"), s -> agent.requestReload());
+    // Started with SIGHUP ignored (nohup, some supervisors), the JVM cannot catch it: say so.
+    if (Signal.handle(new Signal("HUP"), s -> agent.requestReload()) == SignalHandler.SIG_IGN) {
+      log.warn(
+          "agent.reload_unavailable",
+          "why",
+          "started with SIGHUP ignored (nohup or the parent process): SIGHUP does nothing; credential"
+              + " files are still re-read when they change, other reloads need a restart");
+    }
     return agent.run();
   }
 }

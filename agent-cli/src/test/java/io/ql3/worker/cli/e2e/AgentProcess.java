@@ -30,21 +30,30 @@ final class AgentProcess {
   /** With extra environment variables (e.g. {@code NOTIFY_SOCKET}). */
   static AgentProcess start(
       Path config, String profile, Path log, java.util.Map<String, String> env) throws IOException {
+    return start(config, profile, log, env, new String[0]);
+  }
+
+  /**
+   * @param wrapper a command that runs the agent's command line (e.g. {@code nohup})
+   */
+  static AgentProcess start(
+      Path config, String profile, Path log, java.util.Map<String, String> env, String... wrapper)
+      throws IOException {
     String java = ProcessHandle.current().info().command().orElse("java");
-    List<String> cmd =
-        new ArrayList<>(
-            List.of(
-                java,
-                "-XX:+UseSerialGC",
-                "-Xmx64m",
-                "-cp",
-                System.getProperty("java.class.path"),
-                "io.ql3.worker.cli.Main",
-                "run",
-                "--profile",
-                profile,
-                "--config",
-                config.toString()));
+    List<String> cmd = new ArrayList<>(List.of(wrapper));
+    cmd.addAll(
+        List.of(
+            java,
+            "-XX:+UseSerialGC",
+            "-Xmx64m",
+            "-cp",
+            System.getProperty("java.class.path"),
+            "io.ql3.worker.cli.Main",
+            "run",
+            "--profile",
+            profile,
+            "--config",
+            config.toString()));
     ProcessBuilder pb = new ProcessBuilder(cmd);
     pb.environment()
         .keySet()
@@ -73,10 +82,14 @@ final class AgentProcess {
 
   /** Waits until the output contains {@code text} (the timeout only bounds a broken run). */
   void awaitOutput(String text, Duration timeout) throws InterruptedException {
-    ControlPlaneFixture.await(
-        "agent output '" + text + "'\n" + output(),
-        timeout,
-        () -> output().contains(text) || !process.isAlive() && output().contains(text));
+    try {
+      ControlPlaneFixture.await(
+          "agent output '" + text + "'",
+          timeout,
+          () -> output().contains(text) || !process.isAlive());
+    } catch (AssertionError e) {
+      throw new AssertionError(e.getMessage() + "\n" + output(), e); // the output at the timeout
+    }
     if (!output().contains(text)) {
       throw new AssertionError("agent exited before '" + text + "':\n" + output());
     }

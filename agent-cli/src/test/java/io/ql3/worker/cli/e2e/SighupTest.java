@@ -1,6 +1,7 @@
 package io.ql3.worker.cli.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import io.ql3.worker.controlplane.ingress.Alpn;
 import java.nio.file.Files;
@@ -12,6 +13,32 @@ import org.junit.jupiter.api.io.TempDir;
 /** SIGHUP (systemctl reload) reloads and reopens, and never stops the agent or its session. */
 class SighupTest {
   @TempDir Path dir;
+
+  /** `nohup` (which ignores SIGHUP, then runs the agent) stands for any parent that ignores it. */
+  @Test
+  void anAgentStartedWithSighupIgnoredSaysReloadIsUnavailable() throws Exception {
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
+      AgentProcess agent =
+          AgentProcess.start(
+              cp.agentConfig(""), "edge", dir.resolve("agent.log"), java.util.Map.of(), "nohup");
+      try {
+        agent.awaitOutput("event=agent.reload_unavailable", Duration.ofSeconds(30));
+        assertThat(agent.output()).contains("SIGHUP does nothing");
+        hup(agent); // ignored: the agent goes on
+        ControlPlaneFixture.await(
+            "registered",
+            Duration.ofSeconds(60),
+            () -> cp.sessions().stream().anyMatch(s -> s.status().equals("active")));
+        assertThat(agent.process.isAlive()).isTrue();
+        assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
+        assertThat(agent.output()).doesNotContain("event=agent.reloaded");
+      } finally {
+        if (agent.process.isAlive()) {
+          agent.kill9();
+        }
+      }
+    }
+  }
 
   private static void hup(AgentProcess agent) throws Exception {
     Process kill =
@@ -29,6 +56,10 @@ class SighupTest {
             "registered",
             Duration.ofSeconds(60),
             () -> cp.sessions().stream().anyMatch(s -> s.status().equals("active")));
+        // The agent inherits our signal dispositions: under `nohup mvn ...` it cannot catch SIGHUP.
+        assumeFalse(
+            agent.output().contains("event=agent.reload_unavailable"),
+            "this test runs with SIGHUP ignored (nohup?): the agent cannot be reloaded by signal");
         String session = cp.sessions().get(0).sessionId();
         Path status = config.resolveSibling("status.json");
         ControlPlaneFixture.await(

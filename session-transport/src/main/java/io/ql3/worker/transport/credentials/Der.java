@@ -17,6 +17,7 @@ final class Der {
   private final byte[] b;
   private final String what;
   private int pos;
+  private int end; // of the element entered last: nothing is read beyond it
 
   /**
    * @param what the structure, for error messages ("PKCS#8 key")
@@ -24,16 +25,32 @@ final class Der {
   Der(byte[] b, String what) {
     this.b = b;
     this.what = what;
+    this.end = b.length;
   }
 
-  /** True when the next element has this tag (false at the end). */
+  /** Checks that the bytes are exactly one element with this tag, nothing after it. */
+  static void single(byte[] b, int tag, String what) throws CredentialException {
+    Der d = new Der(b, what);
+    d.skip(tag);
+    if (d.pos != b.length) {
+      throw d.malformed();
+    }
+  }
+
+  /** True when the next element has this tag (false at the end of the entered element). */
   boolean at(int tag) {
-    return pos < b.length && (b[pos] & 0xFF) == tag;
+    return pos < end && (b[pos] & 0xFF) == tag;
   }
 
-  /** Steps into a constructed element with this tag. */
+  /** True when the element entered last has been read to its end. */
+  boolean atEnd() {
+    return pos == end;
+  }
+
+  /** Steps into a constructed element with this tag: reading then stops at its end. */
   void enter(int tag) throws CredentialException {
-    header(tag);
+    int length = header(tag);
+    end = pos + length;
   }
 
   void skip(int tag) throws CredentialException {
@@ -51,7 +68,7 @@ final class Der {
 
   /** The whole next element, whatever its tag, consumed. */
   byte[] element() throws CredentialException {
-    if (pos >= b.length) {
+    if (pos >= end) {
       throw malformed();
     }
     return element(b[pos] & 0xFF);
@@ -82,7 +99,7 @@ final class Der {
 
   /** Reads tag and length, leaves pos at the value, returns the length. */
   private int header(int tag) throws CredentialException {
-    if (pos + 2 > b.length || (b[pos] & 0xFF) != tag) {
+    if (pos + 2 > end || (b[pos] & 0xFF) != tag) {
       throw malformed();
     }
     pos++;
@@ -92,7 +109,7 @@ final class Der {
       length = first;
     } else {
       int n = first & 0x7F;
-      if (n == 0 || n > 3 || pos + n > b.length) {
+      if (n == 0 || n > 3 || pos + n > end) {
         throw malformed();
       }
       length = 0;
@@ -100,13 +117,13 @@ final class Der {
         length = (length << 8) | (b[pos++] & 0xFF);
       }
     }
-    if (length > b.length - pos) {
+    if (length > end - pos) {
       throw malformed();
     }
     return length;
   }
 
-  private CredentialException malformed() {
+  CredentialException malformed() {
     return new CredentialException(
         CredentialException.Reason.PEM_INVALID,
         "private key file is not valid PEM: " + what + " structure is malformed");

@@ -10,8 +10,9 @@ import java.security.PrivateKey;
  * Pkcs8Keys}): this class only adds the algorithm identifier, the JDK parses and checks the key.
  *
  * <p>A SEC1 key names its curve in its optional {@code [0] parameters} field, which becomes the
- * algorithm's parameters; a key without it cannot be decoded (the curve is unknown) and is refused.
- * Encrypted keys never get here ({@link PemReader} refuses them by their headers).
+ * algorithm's parameters. Refused, each with its own message: no such field (the curve is unknown),
+ * explicit curve parameters instead of a curve name (the JDK takes named curves only), bytes after
+ * the key. Encrypted keys never get here ({@link PemReader} refuses them by their headers).
  */
 final class LegacyPemKeys {
   private static final byte[] NULL = {0x05, 0x00};
@@ -21,22 +22,30 @@ final class LegacyPemKeys {
 
   static PrivateKey decode(PemBlock block) throws CredentialException {
     byte[] der = block.der();
-    byte[] algorithm =
-        switch (block.label()) {
-          case "RSA PRIVATE KEY" -> Der.encode(Der.SEQUENCE, Pkcs8Keys.RSA, NULL);
-          case "EC PRIVATE KEY" -> Der.encode(Der.SEQUENCE, Pkcs8Keys.EC, curveOf(der));
-          default ->
-              throw Pkcs8Keys.invalid("unexpected " + block.label() + " block"); // PemReader's job
-        };
+    String format;
+    byte[] algorithm;
+    switch (block.label()) {
+      case "RSA PRIVATE KEY" -> {
+        format = "PKCS#1";
+        Der.single(der, Der.SEQUENCE, "PKCS#1 RSA key");
+        algorithm = Der.encode(Der.SEQUENCE, Pkcs8Keys.RSA, NULL);
+      }
+      case "EC PRIVATE KEY" -> {
+        format = "SEC1";
+        algorithm = Der.encode(Der.SEQUENCE, Pkcs8Keys.EC, curveOf(der));
+      }
+      default -> throw Pkcs8Keys.invalid("unexpected " + block.label() + " block"); // PemReader's
+    }
     return Pkcs8Keys.decode(
-        Der.encode(Der.SEQUENCE, VERSION_0, algorithm, Der.encode(Der.OCTET_STRING, der)));
+        Der.encode(Der.SEQUENCE, VERSION_0, algorithm, Der.encode(Der.OCTET_STRING, der)), format);
   }
 
   /**
    * ECPrivateKey ::= SEQUENCE { version INTEGER (1), privateKey OCTET STRING, parameters [0]
-   * ECParameters OPTIONAL, publicKey [1] BIT STRING OPTIONAL }: the parameters, as they are.
+   * ECParameters OPTIONAL, publicKey [1] BIT STRING OPTIONAL }: the curve's OID, from [0].
    */
   private static byte[] curveOf(byte[] sec1) throws CredentialException {
+    Der.single(sec1, Der.SEQUENCE, "SEC1 EC key");
     Der key = new Der(sec1, "SEC1 EC key");
     key.enter(Der.SEQUENCE);
     key.skip(Der.INTEGER);
@@ -45,6 +54,15 @@ final class LegacyPemKeys {
       throw Pkcs8Keys.invalid("the EC PRIVATE KEY does not name its curve (no parameters field)");
     }
     key.enter(0xA0);
-    return key.element();
+    if (!key.at(Der.OID)) {
+      throw Pkcs8Keys.invalid(
+          "the EC PRIVATE KEY has explicit curve parameters; the JDK takes named curves only"
+              + " (re-encode it: openssl ec -param_enc named_curve)");
+    }
+    byte[] curve = key.element(Der.OID);
+    if (!key.atEnd()) {
+      throw key.malformed();
+    }
+    return curve;
   }
 }

@@ -61,7 +61,7 @@ final class PemReader {
       }
       key =
           switch (label) {
-            case "PRIVATE KEY" -> Pkcs8Keys.decode(block.der());
+            case "PRIVATE KEY" -> Pkcs8Keys.decode(block.der(), "PKCS#8");
             case "RSA PRIVATE KEY", "EC PRIVATE KEY" -> LegacyPemKeys.decode(block);
             default ->
                 throw new CredentialException(

@@ -30,7 +30,7 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
-/** PEM decoding: the JDK path for certificates and PKCS#8, BouncyCastle only for PKCS#1/SEC1. */
+/** PEM decoding by the JDK alone: certificates, PKCS#8, and PKCS#1/SEC1 rewrapped as PKCS#8. */
 class PemReaderTest {
 
   private static KeyPair keys(String algorithm) throws Exception {
@@ -176,12 +176,70 @@ class PemReaderTest {
   @Test
   void sec1KeyWithoutItsPublicKeyDecodes() throws Exception {
     assumeTrue(opensslPresent(), "openssl not installed");
-    byte[] full = openssl("ec.key", "ecparam", "-name", "prime256v1", "-genkey", "-out", "ec.key");
+    openssl("ec.key", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ec.key");
+    byte[] full = openssl("full.key", "ec", "-in", "ec.key", "-out", "full.key");
     byte[] bare = openssl("bare.key", "ec", "-in", "ec.key", "-no_public", "-out", "bare.key");
-    assertThat(new String(bare, StandardCharsets.US_ASCII)).contains("BEGIN EC PRIVATE KEY");
-    assertThat(bare.length).isLessThan(full.length);
+    assertThat(new String(bare, StandardCharsets.US_ASCII))
+        .contains("BEGIN EC PRIVATE KEY")
+        .doesNotContain("EC PARAMETERS");
+    assertThat(bare.length).isLessThan(full.length); // the same key, without its [1] publicKey
     assertThat(keyValue(PemReader.privateKey(bare)))
         .isEqualTo(keyValue(PemReader.privateKey(full)));
+  }
+
+  /**
+   * Written by BouncyCastle (a test dependency only), so these need no openssl. The EC key is one
+   * of BC's own, which names its curve in the SEC1 encoding (a JDK key's does not).
+   */
+  @ParameterizedTest
+  @ValueSource(strings = {"EC", "RSA"})
+  void traditionalKeysWrittenByAnotherLibraryDecodeToTheSameKey(String algorithm) throws Exception {
+    KeyPairGenerator g =
+        KeyPairGenerator.getInstance(
+            algorithm, new org.bouncycastle.jce.provider.BouncyCastleProvider());
+    if (algorithm.equals("EC")) {
+      g.initialize(new java.security.spec.ECGenParameterSpec("secp256r1"));
+    } else {
+      g.initialize(2048);
+    }
+    PrivateKey key = g.generateKeyPair().getPrivate();
+    java.io.StringWriter w = new java.io.StringWriter();
+    try (JcaPEMWriter pw = new JcaPEMWriter(w)) {
+      pw.writeObject(key);
+    }
+    assertThat(w.toString()).contains("BEGIN " + algorithm + " PRIVATE KEY");
+    PrivateKey decoded = PemReader.privateKey(ascii(w.toString()));
+    assertThat(decoded.getAlgorithm()).isEqualTo(algorithm);
+    assertThat(keyValue(decoded)).isEqualTo(keyValue(key));
+  }
+
+  @Test
+  void sec1KeysWithoutACurveNameAreRefusedSayingWhy() throws Exception {
+    byte[] sec1 = sec1WithoutCurve(keys("EC").getPrivate());
+    assertThatThrownBy(() -> PemReader.privateKey(armor("EC PRIVATE KEY", sec1)))
+        .isInstanceOfSatisfying(
+            CredentialException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.PEM_INVALID);
+              assertThat(e.getMessage()).contains("does not name its curve");
+            });
+    byte[] trailing = concat(sec1, new byte[] {0x05, 0x00});
+    assertThatThrownBy(() -> PemReader.privateKey(armor("EC PRIVATE KEY", trailing)))
+        .isInstanceOfSatisfying(
+            CredentialException.class,
+            e -> assertThat(e.getMessage()).contains("SEC1 EC key structure is malformed"));
+
+    assumeTrue(opensslPresent(), "openssl not installed");
+    openssl("ec.key", "ecparam", "-name", "prime256v1", "-genkey", "-noout", "-out", "ec.key");
+    byte[] explicit =
+        openssl("x.key", "ec", "-in", "ec.key", "-param_enc", "explicit", "-out", "x.key");
+    assertThatThrownBy(() -> PemReader.privateKey(explicit))
+        .isInstanceOfSatisfying(
+            CredentialException.class,
+            e -> {
+              assertThat(e.reason()).isEqualTo(Reason.PEM_INVALID);
+              assertThat(e.getMessage()).contains("explicit curve parameters");
+            });
   }
 
   @Test
@@ -276,6 +334,7 @@ class PemReaderTest {
       invoke(privateKey, pkcs8);
       invoke(certificates, certs, "certificate chain file");
       assertThat(loader.defined()).contains(PemReader.class.getName());
+      assertThat(loader.defined()).filteredOn(n -> n.startsWith("org.bouncycastle.")).isEmpty();
 
       assumeTrue(opensslPresent(), "openssl not installed");
       invoke(
