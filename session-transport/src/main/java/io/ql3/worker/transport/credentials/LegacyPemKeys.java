@@ -23,21 +23,26 @@ final class LegacyPemKeys {
   static PrivateKey decode(PemBlock block) throws CredentialException {
     byte[] der = block.der();
     String format;
+    String name;
     byte[] algorithm;
     switch (block.label()) {
       case "RSA PRIVATE KEY" -> {
         format = "PKCS#1";
+        name = "RSA";
         Der.single(der, Der.SEQUENCE, "PKCS#1 RSA key");
         algorithm = Der.encode(Der.SEQUENCE, Pkcs8Keys.RSA, NULL);
       }
       case "EC PRIVATE KEY" -> {
         format = "SEC1";
+        name = "EC";
         algorithm = Der.encode(Der.SEQUENCE, Pkcs8Keys.EC, curveOf(der));
       }
       default -> throw Pkcs8Keys.invalid("unexpected " + block.label() + " block"); // PemReader's
     }
     return Pkcs8Keys.decode(
-        Der.encode(Der.SEQUENCE, VERSION_0, algorithm, Der.encode(Der.OCTET_STRING, der)), format);
+        name,
+        Der.encode(Der.SEQUENCE, VERSION_0, algorithm, Der.encode(Der.OCTET_STRING, der)),
+        format);
   }
 
   /**

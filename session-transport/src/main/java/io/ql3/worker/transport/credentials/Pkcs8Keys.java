@@ -33,7 +33,11 @@ final class Pkcs8Keys {
    * @param format what the key file held, for the message ("PKCS#8", "SEC1")
    */
   static PrivateKey decode(byte[] der, String format) throws CredentialException {
-    String algorithm = algorithm(der);
+    return decode(algorithm(der), der, format);
+  }
+
+  /** {@link #decode(byte[], String)} for a PrivateKeyInfo whose algorithm the caller wrote. */
+  static PrivateKey decode(String algorithm, byte[] der, String format) throws CredentialException {
     try {
       return KeyFactory.getInstance(algorithm).generatePrivate(new PKCS8EncodedKeySpec(der));
     } catch (GeneralSecurityException | RuntimeException e) {

@@ -43,6 +43,12 @@ class RunLeftoversTest {
     Files.setLastModifiedTime(dir, FileTime.fromMillis(millis));
   }
 
+  /** Lists the shared directory with its modification time set to {@code millis}: none of mine. */
+  private void listedEmptyAt(long millis) throws Exception {
+    modified(shared, millis);
+    assertThat(leftovers.of(me)).isEmpty();
+  }
+
   @Test
   void findsTheEntriesTheUidOwnsAndNothingForAnotherUid() throws Exception {
     Files.writeString(shared.resolve("mine"), "x");
@@ -53,8 +59,7 @@ class RunLeftoversTest {
 
   @Test
   void anEntryMadeAfterASettledListingIsFoundBecauseTheDirectoryChanged() throws Exception {
-    modified(shared, now.get() - 60_000);
-    assertThat(leftovers.of(me)).isEmpty(); // remembered: settled, no entry of anybody
+    listedEmptyAt(now.get() - 60_000); // remembered: settled, no entry of anybody
 
     Files.writeString(shared.resolve("late"), "x"); // sets the directory's modification time
 
@@ -64,8 +69,7 @@ class RunLeftoversTest {
   @Test
   void aSettledDirectoryIsNotListedAgainWhileItsModificationTimeStays() throws Exception {
     long old = now.get() - 60_000;
-    modified(shared, old);
-    assertThat(leftovers.of(me)).isEmpty();
+    listedEmptyAt(old);
     // An entry that appears with the directory's time put back (only root could do that): the
     // remembered listing still holds, which proves that the directory was not read again.
     Files.writeString(shared.resolve("hidden"), "x");
@@ -77,8 +81,7 @@ class RunLeftoversTest {
   @Test
   void aDirectoryChangedWithinTheMarginIsListedAgainEvenWithTheSameTime() throws Exception {
     long recent = now.get() - RunLeftovers.SETTLED_MS + 1; // one clock tick could still change it
-    modified(shared, recent);
-    assertThat(leftovers.of(me)).isEmpty();
+    listedEmptyAt(recent);
     Files.writeString(shared.resolve("same-tick"), "x");
     modified(shared, recent);
 
@@ -113,8 +116,7 @@ class RunLeftoversTest {
   @Test
   void anotherDirectoryInThePlaceOfAListedOneIsListedEvenWithTheSameTime() throws Exception {
     long old = now.get() - 60_000;
-    modified(shared, old);
-    assertThat(leftovers.of(me)).isEmpty();
+    listedEmptyAt(old);
     Path other = Files.createDirectory(tmp.resolve("other"));
     Files.writeString(other.resolve("mine"), "x");
     Files.move(shared, tmp.resolve("moved-away"));
