@@ -24,4 +24,28 @@ public record RecoveryReport(
     removedFiles = List.copyOf(removedFiles);
     declaredUncertain = List.copyOf(declaredUncertain);
   }
+
+  /**
+   * One line for the agent's log: the counts, the files, the uncertain runs by key and the problem.
+   * By hand, not generated: docs/performance.md, "Code rules".
+   */
+  @Override
+  public String toString() {
+    StringBuilder uncertain = new StringBuilder("[");
+    for (RunFact f : declaredUncertain) {
+      uncertain.append(uncertain.length() > 1 ? ", " : "").append(f.key());
+    }
+    return "replayed="
+        + recordsReplayed
+        + " snapshot_seq="
+        + snapshotSeq
+        + " truncated_bytes="
+        + truncatedBytes
+        + " removed_files="
+        + removedFiles
+        + " uncertain="
+        + uncertain.append(']')
+        + " recovery_required="
+        + (recoveryRequired.isPresent() ? recoveryRequired.get() : "none");
+  }
 }

@@ -2,6 +2,17 @@ package io.ql3.worker.journal;
 
 /** A run attempt: the unit the journal tracks and deduplicates. */
 public record RunKey(String runId, long attempt) {
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RunKey other && attempt == other.attempt && runId.equals(other.runId);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * runId.hashCode() + Long.hashCode(attempt);
+  }
+
   @Override
   public String toString() {
     return runId + "#" + attempt;

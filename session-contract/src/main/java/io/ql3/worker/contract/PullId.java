@@ -32,6 +32,17 @@ public record PullId(String value) implements Comparable<PullId> {
     return value.compareTo(o.value);
   }
 
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof PullId other && value.equals(other.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
+  }
+
   @Override
   public String toString() {
     return value;

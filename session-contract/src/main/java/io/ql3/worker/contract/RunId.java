@@ -30,6 +30,17 @@ public record RunId(String value) implements Comparable<RunId> {
     return value.compareTo(o.value);
   }
 
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof RunId other && value.equals(other.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
+  }
+
   @Override
   public String toString() {
     return value;

@@ -34,6 +34,17 @@ public record WorkerId(String value) implements Comparable<WorkerId> {
     return value.compareTo(o.value);
   }
 
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof WorkerId other && value.equals(other.value);
+  }
+
+  @Override
+  public int hashCode() {
+    return value.hashCode();
+  }
+
   @Override
   public String toString() {
     return value;

@@ -5,6 +5,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Map;
+import java.util.Objects;
 
 /**
  * What one {@code stat} of a file says about its identity and content version. mtime alone misses
@@ -22,6 +23,22 @@ record FileStamp(long device, long inode, long size, long mtimeNanos, long ctime
         ((Number) a.get("size")).longValue(),
         nanos((FileTime) a.get("lastModifiedTime")),
         nanos((FileTime) a.get("ctime")));
+  }
+
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof FileStamp other
+        && device == other.device
+        && inode == other.inode
+        && size == other.size
+        && mtimeNanos == other.mtimeNanos
+        && ctimeNanos == other.ctimeNanos;
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(device, inode, size, mtimeNanos, ctimeNanos);
   }
 
   private static long nanos(FileTime t) {

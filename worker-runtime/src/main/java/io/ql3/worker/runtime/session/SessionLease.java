@@ -3,4 +3,17 @@ package io.ql3.worker.runtime.session;
 import io.ql3.worker.contract.SessionId;
 
 /** The session (and its generation) runs are pulled under; offers are bound to both. */
-public record SessionLease(SessionId sessionId, long generation) {}
+public record SessionLease(SessionId sessionId, long generation) {
+  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SessionLease other
+        && generation == other.generation
+        && sessionId.equals(other.sessionId);
+  }
+
+  @Override
+  public int hashCode() {
+    return 31 * sessionId.hashCode() + Long.hashCode(generation);
+  }
+}

@@ -1,0 +1,85 @@
+package io.ql3.worker.cli.e2e;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.ql3.worker.controlplane.ingress.Alpn;
+import io.ql3.worker.controlplane.state.Settings;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A whole life of a real {@code ql3-worker run} process (register, heartbeats, process and noop
+ * runs, drain, offline) never calls a record's generated {@code equals}, {@code hashCode} or {@code
+ * toString}: the JVM loads {@code java.lang.runtime.ObjectMethods} only to bootstrap one of those,
+ * and the class-load log of the child JVM must not name it. The rule and its reason are in
+ * docs/performance.md, "Code rules".
+ */
+class NoGeneratedRecordMethodsTest {
+  private static final Settings FAST = new Settings(5_000, 15_000, 15_000, 500, 64);
+
+  @TempDir Path dir;
+
+  @Test
+  void aWholeLifeBootstrapsNoGeneratedRecordMethod() throws Exception {
+    Path classLog = dir.resolve("class-load.log");
+    Path indyLog = dir.resolve("indy.log");
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FAST, false)) {
+      AgentProcess agent =
+          AgentProcess.start(
+              cp.agentConfig(""),
+              "edge",
+              dir.resolve("agent.log"),
+              Map.of(
+                  "JAVA_TOOL_OPTIONS",
+                  "-Xlog:class+load=info:file="
+                      + classLog
+                      + " -Xlog:methodhandles+indy=debug:file="
+                      + indyLog));
+      try {
+        agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
+        List<String> runs = new ArrayList<>();
+        runs.addAll(cp.submit(2, "process", "{\"argv\":[\"/bin/true\"],\"cwd\":null,\"env\":{}}"));
+        runs.addAll(cp.submit(1, "noop", "{}"));
+        ControlPlaneFixture.await(
+            "every run completes",
+            Duration.ofSeconds(60),
+            () -> runs.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+        long version = cp.sessions().get(0).version();
+        ControlPlaneFixture.await(
+            "a heartbeat after the runs",
+            Duration.ofSeconds(30),
+            () -> cp.sessions().get(0).version() > version);
+
+        agent.process.destroy(); // SIGTERM: drain, offline, exit
+        assertThat(agent.process.waitFor(60, TimeUnit.SECONDS)).as(agent.output()).isTrue();
+        assertThat(agent.process.exitValue()).as(agent.output()).isZero();
+        assertThat(cp.sessions().get(0).status()).isEqualTo("offline");
+
+        List<String> classes = Files.readAllLines(classLog, StandardCharsets.UTF_8);
+        assertThat(classes).as("the class-load log").anyMatch(l -> l.contains("cli.Main "));
+        // Which records, if any: their call sites as the JVM resolved them.
+        List<String> recordSites =
+            Files.readAllLines(indyLog, StandardCharsets.UTF_8).stream()
+                .filter(l -> l.contains("resolve_invokedynamic"))
+                .filter(l -> l.matches(".* (equals|hashCode|toString):\\(.*"))
+                .toList();
+        assertThat(classes.stream().filter(l -> l.contains("java.lang.runtime.ObjectMethods ")))
+            .as(
+                "a record's generated equals/hashCode/toString was bootstrapped at: %s",
+                recordSites)
+            .isEmpty();
+      } finally {
+        agent.process.destroyForcibly();
+        System.out.println(agent.output());
+      }
+    }
+  }
+}
