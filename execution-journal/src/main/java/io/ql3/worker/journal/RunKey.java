@@ -5,12 +5,14 @@ public record RunKey(String runId, long attempt) {
   // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
   @Override
   public boolean equals(Object o) {
-    return o instanceof RunKey other && attempt == other.attempt && runId.equals(other.runId);
+    return o instanceof RunKey other
+        && attempt == other.attempt
+        && java.util.Objects.equals(runId, other.runId);
   }
 
   @Override
   public int hashCode() {
-    return 31 * runId.hashCode() + Long.hashCode(attempt);
+    return 31 * java.util.Objects.hashCode(runId) + Long.hashCode(attempt);
   }
 
   @Override

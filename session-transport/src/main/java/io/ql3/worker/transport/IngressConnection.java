@@ -26,7 +26,6 @@ import io.netty.handler.codec.http2.Http2StreamChannelBootstrap;
 import io.netty.handler.proxy.HttpProxyHandler;
 import io.netty.handler.ssl.ApplicationProtocolNames;
 import io.netty.handler.ssl.ApplicationProtocolNegotiationHandler;
-import io.netty.handler.ssl.SslContext;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.NoopAddressResolverGroup;
 import io.netty.util.ReferenceCountUtil;
@@ -545,7 +544,7 @@ final class IngressConnection implements AutoCloseable {
       CredentialSet newest = set;
       set = credentials.previousStillValid().map(p -> p.withTrustOf(newest)).orElse(set);
     }
-    SslContext ssl;
+    javax.net.ssl.SSLContext ssl;
     try {
       ssl = contexts.contextFor(set);
     } catch (javax.net.ssl.SSLException e) {
@@ -575,8 +574,10 @@ final class IngressConnection implements AutoCloseable {
                       tunnel.setConnectTimeoutMillis(settings.connectTimeout().toMillis());
                       ch.pipeline().addLast("proxy", tunnel);
                     }
-                    // Created with the peer host and port: that enables hostname/IP verification.
-                    SslHandler tls = ssl.newHandler(ch.alloc(), endpoint.host(), endpoint.port());
+                    // The engine checks the certificate against the peer host (TlsContexts).
+                    SslHandler tls =
+                        new SslHandler(
+                            TlsContexts.newEngine(ssl, endpoint.host(), endpoint.port()));
                     tls.setHandshakeTimeoutMillis(settings.handshakeTimeout().toMillis());
                     ch.pipeline().addLast("tls", tls);
                     // The handshake promise fails before the close for every cause, the
@@ -858,8 +859,9 @@ final class IngressConnection implements AutoCloseable {
     }
 
     @Override
-    protected void configurePipeline(ChannelHandlerContext ctx, String protocol) {
-      handshakeDone(ch, protocol);
+    protected void configurePipeline(ChannelHandlerContext ctx, String fallback) {
+      // Netty's SslHandler knows the chosen protocol only for engines made by its own SslContext.
+      handshakeDone(ch, TlsContexts.negotiated(ctx.pipeline().get(SslHandler.class).engine()));
     }
 
     @Override

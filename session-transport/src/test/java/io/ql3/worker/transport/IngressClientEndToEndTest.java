@@ -190,6 +190,25 @@ class IngressClientEndToEndTest {
     }
   }
 
+  @Test
+  void aServerWithoutAlpnIsSpokenToInHttp11() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server =
+            f.serverBuilder()
+                .alpn(TestServer.Alpn.NONE)
+                .responder(r -> Fixture.vectorAnswer(r))
+                .start();
+        IngressClient client = f.client(server)) {
+      var register =
+          client.register(SESSION, RegisterRequest.parse(Vectors.request("register-edge.json")));
+      assertThat(register.get(10, TimeUnit.SECONDS).kind()).isEqualTo(AnswerKind.SUCCESS);
+      assertThat(client.protocol()).isEqualTo("http/1.1");
+      assertThat(server.requests())
+          .singleElement()
+          .satisfies(r -> assertThat(r.protocol()).isEqualTo("http/1.1"));
+    }
+  }
+
   private static String base() {
     return "/ql3w/v1/workers/" + Vectors.WORKER + "/sessions/" + Vectors.SESSION + "/";
   }

@@ -88,10 +88,9 @@ class LongPollAndHandshakeTest {
           IngressClient client = f.client(server)) {
         Handshake h = client.handshake(Duration.ofMillis(200)).get(10, TimeUnit.SECONDS);
         assertThat(h.tlsVersion()).isEqualTo("TLSv1.3");
-        assertThat(h.protocol()).isEqualTo(alpn == TestServer.Alpn.HTTP11_ONLY ? "http/1.1" : "h2");
-        assertThat(h.serverAccepted())
-            .as("only an h2 server proves it")
-            .isEqualTo(alpn != TestServer.Alpn.HTTP11_ONLY);
+        boolean h2 = alpn == TestServer.Alpn.H2_AND_HTTP11;
+        assertThat(h.protocol()).as(alpn.name()).isEqualTo(h2 ? "h2" : "http/1.1");
+        assertThat(h.serverAccepted()).as("only an h2 server proves it").isEqualTo(h2);
         assertThat(server.requests()).isEmpty();
         assertThat(client.connectionsOpened()).isEqualTo(1);
       }

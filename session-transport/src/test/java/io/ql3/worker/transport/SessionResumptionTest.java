@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Handshakes as the SERVER counts them (its trust manager verifies a client chain only in a full
  * handshake; TLS 1.3 resumption sends no CertificateRequest): one per connection however many
  * requests it carries; a reconnect with the same credential generation resumes the session from
- * that generation's SslContext; a reconnect after a rotation does a full handshake and shows the
+ * that generation's SSLContext; a reconnect after a rotation does a full handshake and shows the
  * new certificate.
  */
 class SessionResumptionTest {
@@ -110,7 +110,7 @@ class SessionResumptionTest {
       TestPki.Issued next = f.ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
       f.creds.rotateAtomically(next);
       f.clock.realNowPlus(SETTLE);
-      heartbeatOk(client); // generation 2: new SslContext, empty session cache: full handshake
+      heartbeatOk(client); // generation 2: new SSLContext, empty session cache: full handshake
       heartbeatOk(client); // and that generation's session resumes in turn
       assertThat(server.connections()).isEqualTo(6);
       assertThat(server.fullHandshakes()).isEqualTo(2);

@@ -9,7 +9,7 @@ import javax.net.ssl.X509ExtendedKeyManager;
 
 /**
  * An immutable key manager over one parsed key and chain (one credential generation). It is never
- * mutated: a rotation builds a new one with a new SslContext, so a handshake can never pair a new
+ * mutated: a rotation builds a new one with a new SSLContext, so a handshake can never pair a new
  * chain with an old key. Avoids Netty's PKCS12 round trip of {@code keyManager(key, chain)}.
  */
 final class CredentialKeyManager extends X509ExtendedKeyManager {

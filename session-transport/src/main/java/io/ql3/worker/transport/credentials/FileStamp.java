@@ -5,7 +5,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.util.Map;
-import java.util.Objects;
 
 /**
  * What one {@code stat} of a file says about its identity and content version. mtime alone misses
@@ -38,7 +37,7 @@ record FileStamp(long device, long inode, long size, long mtimeNanos, long ctime
 
   @Override
   public int hashCode() {
-    return Objects.hash(device, inode, size, mtimeNanos, ctimeNanos);
+    return Long.hashCode((((device * 31 + inode) * 31 + size) * 31 + mtimeNanos) * 31 + ctimeNanos);
   }
 
   private static long nanos(FileTime t) {

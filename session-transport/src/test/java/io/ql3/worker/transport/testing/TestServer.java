@@ -57,7 +57,9 @@ import java.util.function.Function;
 public final class TestServer implements AutoCloseable {
   public enum Alpn {
     H2_AND_HTTP11,
-    HTTP11_ONLY
+    HTTP11_ONLY,
+    /** No ALPN at all (a server that predates it): the client must fall back to http/1.1. */
+    NONE
   }
 
   /** A request as the server saw it. */
@@ -156,25 +158,27 @@ public final class TestServer implements AutoCloseable {
 
   private TestServer(Builder b) throws Exception {
     this.responder = b.responder;
-    SslContext ssl =
+    SslContextBuilder sslBuilder =
         SslContextBuilder.forServer(
                 (PrivateKey) b.serverCert.key(),
                 b.serverCert.chain().toArray(X509Certificate[]::new))
             .sslProvider(SslProvider.JDK)
             .protocols(b.protocol)
             .trustManager(CountingTrustManager.of(b.clientCa, fullHandshakes))
-            .clientAuth(ClientAuth.REQUIRE)
-            .applicationProtocolConfig(
-                new ApplicationProtocolConfig(
-                    ApplicationProtocolConfig.Protocol.ALPN,
-                    ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
-                    ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
-                    b.alpn == Alpn.H2_AND_HTTP11
-                        ? new String[] {
-                          ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1
-                        }
-                        : new String[] {ApplicationProtocolNames.HTTP_1_1}))
-            .build();
+            .clientAuth(ClientAuth.REQUIRE);
+    if (b.alpn != Alpn.NONE) {
+      sslBuilder.applicationProtocolConfig(
+          new ApplicationProtocolConfig(
+              ApplicationProtocolConfig.Protocol.ALPN,
+              ApplicationProtocolConfig.SelectorFailureBehavior.NO_ADVERTISE,
+              ApplicationProtocolConfig.SelectedListenerFailureBehavior.ACCEPT,
+              b.alpn == Alpn.H2_AND_HTTP11
+                  ? new String[] {
+                    ApplicationProtocolNames.HTTP_2, ApplicationProtocolNames.HTTP_1_1
+                  }
+                  : new String[] {ApplicationProtocolNames.HTTP_1_1}));
+    }
+    SslContext ssl = sslBuilder.build();
     group =
         new MultiThreadIoEventLoopGroup(
             1, new DefaultThreadFactory("test-server", true), NioIoHandler.newFactory());

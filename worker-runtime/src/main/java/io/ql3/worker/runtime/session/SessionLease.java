@@ -9,11 +9,11 @@ public record SessionLease(SessionId sessionId, long generation) {
   public boolean equals(Object o) {
     return o instanceof SessionLease other
         && generation == other.generation
-        && sessionId.equals(other.sessionId);
+        && java.util.Objects.equals(sessionId, other.sessionId);
   }
 
   @Override
   public int hashCode() {
-    return 31 * sessionId.hashCode() + Long.hashCode(generation);
+    return 31 * java.util.Objects.hashCode(sessionId) + Long.hashCode(generation);
   }
 }

@@ -16,19 +16,25 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A whole life of a real {@code ql3-worker run} process (register, heartbeats, process and noop
- * runs, drain, offline) never calls a record's generated {@code equals}, {@code hashCode} or {@code
- * toString}: the JVM loads {@code java.lang.runtime.ObjectMethods} only to bootstrap one of those,
- * and the class-load log of the child JVM must not name it. The rule and its reason are in
- * docs/performance.md, "Code rules".
+ * Work the interpreted edge agent must not do, seen in the class-load log of a whole life of a real
+ * {@code ql3-worker run} process (register, heartbeats, process and noop runs, drain, offline):
+ *
+ * <ul>
+ *   <li>no record's generated {@code equals}, {@code hashCode} or {@code toString}: the JVM loads
+ *       {@code java.lang.runtime.ObjectMethods} only to bootstrap one of those;
+ *   <li>no Netty {@code JdkSslContext}: its first use builds a default TLS context from the JDK's
+ *       whole CA store.
+ * </ul>
+ *
+ * The rules and their reasons: docs/performance.md, "Code rules".
  */
-class NoGeneratedRecordMethodsTest {
+class AvoidableWorkTest {
   private static final Settings FAST = new Settings(5_000, 15_000, 15_000, 500, 64);
 
   @TempDir Path dir;
 
   @Test
-  void aWholeLifeBootstrapsNoGeneratedRecordMethod() throws Exception {
+  void aWholeLifeBootstrapsNoRecordMethodAndBuildsNoDefaultTlsContext() throws Exception {
     Path classLog = dir.resolve("class-load.log");
     Path indyLog = dir.resolve("indy.log");
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FAST, false)) {
@@ -76,6 +82,9 @@ class NoGeneratedRecordMethodsTest {
                 "a record's generated equals/hashCode/toString was bootstrapped at: %s",
                 recordSites)
             .isEmpty();
+        assertThat(classes)
+            .as("Netty's JdkSslContext was loaded (see TlsContexts)")
+            .noneMatch(l -> l.contains("io.netty.handler.ssl.JdkSslContext "));
       } finally {
         agent.process.destroyForcibly();
         System.out.println(agent.output());
