@@ -173,7 +173,9 @@ public final class Cgroup {
   }
 
   /**
-   * One {@code key value} line of a flat-keyed file such as {@code cpu.stat}; empty when absent.
+   * One {@code key value} line of a flat-keyed file such as {@code cpu.stat}; empty when absent or
+   * when the value is not a decimal {@code long}. Read at least twice per run (no regular
+   * expression: the edge agent would compile it at interpreter speed each time).
    */
   public OptionalLong keyed(String file, String key) {
     String text;
@@ -184,14 +186,27 @@ public final class Cgroup {
     }
     for (String line : text.split("\n")) {
       int space = line.indexOf(' ');
-      if (space > 0 && line.substring(0, space).equals(key)) {
-        String v = line.substring(space + 1).trim();
-        if (v.matches("[0-9]{1,19}")) {
-          return OptionalLong.of(Long.parseLong(v));
-        }
+      if (space > 0 && space == key.length() && line.startsWith(key)) {
+        return decimal(line.substring(space + 1).trim());
       }
     }
     return OptionalLong.empty();
+  }
+
+  private static OptionalLong decimal(String v) {
+    if (v.isEmpty() || v.length() > 19) {
+      return OptionalLong.empty();
+    }
+    for (int i = 0; i < v.length(); i++) {
+      if (v.charAt(i) < '0' || v.charAt(i) > '9') {
+        return OptionalLong.empty();
+      }
+    }
+    try {
+      return OptionalLong.of(Long.parseLong(v));
+    } catch (NumberFormatException e) {
+      return OptionalLong.empty(); // 19 digits above Long.MAX_VALUE
+    }
   }
 
   private static Set<String> words(String text) {
