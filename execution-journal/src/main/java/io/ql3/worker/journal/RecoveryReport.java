@@ -2,6 +2,7 @@ package io.ql3.worker.journal;
 
 import java.util.List;
 import java.util.Optional;
+import java.util.StringJoiner;
 
 /**
  * What one open did to get the journal usable.
@@ -31,9 +32,9 @@ public record RecoveryReport(
    */
   @Override
   public String toString() {
-    StringBuilder uncertain = new StringBuilder("[");
+    StringJoiner uncertain = new StringJoiner(", ", "[", "]");
     for (RunFact f : declaredUncertain) {
-      uncertain.append(uncertain.length() > 1 ? ", " : "").append(f.key());
+      uncertain.add(f.key().toString());
     }
     return "replayed="
         + recordsReplayed
@@ -44,7 +45,7 @@ public record RecoveryReport(
         + " removed_files="
         + removedFiles
         + " uncertain="
-        + uncertain.append(']')
+        + uncertain
         + " recovery_required="
         + (recoveryRequired.isPresent() ? recoveryRequired.get() : "none");
   }
