@@ -52,6 +52,12 @@ final class Recovery {
 
   private record Named(String name, long seq) {}
 
+  /**
+   * Oldest first. Written out rather than {@code Comparator.comparingLong}, whose serializable
+   * lambda the edge agent's class-data archive cannot hold (docs/performance.md, "Code rules").
+   */
+  private static final Comparator<Named> BY_SEQ = (a, b) -> Long.compare(a.seq(), b.seq());
+
   private final Storage st;
   private final String workerId;
   private final int windowSize;
@@ -76,8 +82,8 @@ final class Recovery {
         snaps.add(new Named(n, SegmentFiles.snapshotSeq(n)));
       }
     }
-    logs.sort(Comparator.comparingLong(Named::seq));
-    snaps.sort(Comparator.comparingLong(Named::seq).reversed());
+    logs.sort(BY_SEQ);
+    snaps.sort(BY_SEQ.reversed());
 
     // 1. The newest snapshot that validates completely.
     List<String> corruptNewer = new ArrayList<>();
