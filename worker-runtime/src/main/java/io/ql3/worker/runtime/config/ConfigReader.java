@@ -28,9 +28,6 @@ import java.util.Optional;
  * and unknown-key checks are {@link ConfigTable}'s.
  */
 public final class ConfigReader {
-  /** One mebibyte, for the journal's and the execution's sizes. */
-  static final long MIB = 1024L * 1024L;
-
   /** What the configuration asks for: to stay stopped, or to run with this configuration. */
   public sealed interface Result permits Disabled, Enabled {}
 

@@ -4,6 +4,7 @@ import io.ql3.worker.runtime.config.AgentConfig.Execution;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.runtime.config.AgentProfile.ProfileDefaults;
 import io.ql3.worker.runtime.exec.ProcessOutcomes;
+import io.ql3.worker.runtime.isolation.RunLimits;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashSet;
@@ -77,9 +78,7 @@ final class ExecutionReader {
             t.optionalLong("long-poll-ms", d.longPoll().toMillis(), new Bounds(0, 60_000)));
     long logBytes =
         t.optionalLong(
-            "output-log-bytes",
-            8 * ConfigReader.MIB,
-            new Bounds(64 * 1024, 1024 * ConfigReader.MIB));
+            "output-log-bytes", 8 * RunLimits.MIB, new Bounds(64 * 1024, 1024 * RunLimits.MIB));
     return new Execution(
         workDir,
         slots,

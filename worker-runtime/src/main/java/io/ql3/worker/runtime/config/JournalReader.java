@@ -2,6 +2,7 @@ package io.ql3.worker.runtime.config;
 
 import io.ql3.worker.runtime.config.AgentConfig.Journal;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
+import io.ql3.worker.runtime.isolation.RunLimits;
 import java.nio.file.Path;
 
 /**
@@ -21,6 +22,6 @@ final class JournalReader {
     return new Journal(
         journalTable.requiredPath("dir", base),
         journalTable.optionalLong("free-space-floor-mib", 64, new Bounds(0, 1024 * 1024))
-            * ConfigReader.MIB);
+            * RunLimits.MIB);
   }
 }
