@@ -24,8 +24,9 @@ import java.util.function.Consumer;
  * fails, the lock is released. {@link #discardDamagedLog} moves bytes and files aside and never
  * deletes anything.
  *
- * <p>Limits: static steps with no state of their own; if declaring the uncertain runs fails, the
- * lock is released but the writer thread (a daemon) is left running.
+ * <p>Limits: static steps with no state of their own. If declaring the uncertain runs fails (a
+ * write error, or the opening thread interrupted while it waits), the writer is stopped before the
+ * lock is released; the declarations it had already made are durable, the next open makes the rest.
  */
 final class JournalOpener {
   private JournalOpener() {}
@@ -143,7 +144,16 @@ final class JournalOpener {
       storage.syncDirectory();
     }
     writer.start(plan);
-    List<RunFact> uncertain = declareUncertain(writer);
+    List<RunFact> uncertain;
+    try {
+      uncertain = declareUncertain(writer);
+    } catch (RuntimeException e) {
+      // open() releases the lock next: the writer stops first (what it was given is written or
+      // refused), so nothing is written once another process may own the directory.
+      writer.stop();
+      writer.closed();
+      throw e;
+    }
     return new Journal(
         config,
         storage,

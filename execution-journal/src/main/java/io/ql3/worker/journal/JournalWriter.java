@@ -183,15 +183,20 @@ final class JournalWriter {
     if (s == Status.CLOSED) {
       return false;
     }
+    // An interrupted caller still stops the writer (a STOP never queued would leave join waiting
+    // forever); its interrupt is kept for it.
+    boolean interrupted = false;
     if (s == Status.OPEN) {
-      try {
-        queue.put(Pending.STOP);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
+      while (true) {
+        try {
+          queue.put(Pending.STOP);
+          break;
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
       }
     }
     if (thread != null) {
-      boolean interrupted = false;
       while (true) {
         try {
           thread.join();
@@ -200,9 +205,9 @@ final class JournalWriter {
           interrupted = true;
         }
       }
-      if (interrupted) {
-        Thread.currentThread().interrupt();
-      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
     }
     if (status != Status.FAILED) {
       status = Status.CLOSED;

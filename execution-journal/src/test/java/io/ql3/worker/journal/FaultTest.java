@@ -7,8 +7,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.ql3.worker.journal.JournalRecord.PullReserved;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -98,6 +103,65 @@ class FaultTest {
     j.close();
     try (Journal again = Journal.open(config(dir))) {
       assertThat(again.facts().lastSeq()).isGreaterThanOrEqualTo(seq);
+    }
+  }
+
+  @Test
+  void anOpenInterruptedWhileDeclaringUncertainRunsStopsItsWriterBeforeReleasingTheLock()
+      throws Exception {
+    try (Journal j = Journal.open(config(dir))) {
+      j.append(session());
+      j.append(offer("a"));
+      j.append(started("a"));
+    }
+    FaultyStorage st = new FaultyStorage(new FileStorage(dir));
+    st.writerGate = new CountDownLatch(1);
+    AtomicReference<Throwable> failure = new AtomicReference<>();
+    AtomicInteger writesMadeWhenOpenGaveUp = new AtomicInteger(-1);
+    Thread opener =
+        new Thread(
+            () -> {
+              try {
+                Journal.open(config(dir), st, p -> {}).close();
+              } catch (RuntimeException e) {
+                writesMadeWhenOpenGaveUp.set(st.writesMade.get());
+                failure.set(e);
+              }
+            },
+            "opener");
+    opener.start();
+    st.writerAtGate.await(); // the writer is writing "a" uncertain; open waits for it
+    int madeBeforeTheDeclaration = st.writesMade.get();
+    opener.interrupt();
+    // Either open gave up at once, its writer still writing, or it waits for the writer to stop.
+    await(() -> !opener.isAlive() || stackOf(opener).contains("JournalWriter.stop"));
+    st.writerGate.countDown();
+    opener.join();
+
+    assertThat(failure.get())
+        .isInstanceOf(JournalException.class)
+        .hasMessageContaining("interrupt");
+    assertThat(writesMadeWhenOpenGaveUp.get())
+        .as("writes made when open gave up and released the lock")
+        .isGreaterThan(madeBeforeTheDeclaration);
+    assertThat(Thread.getAllStackTraces().keySet())
+        .as("writer threads still alive")
+        .noneMatch(t -> t.getName().startsWith("ql3-journal-writer[") && t.isAlive());
+    try (Journal again = Journal.open(config(dir))) {
+      assertThat(again.report().declaredUncertain()).as("declared again").isEmpty();
+      assertThat(again.facts().pendingCompletions())
+          .extracting(r -> r.offer().runId() + ":" + r.result().outcome())
+          .containsExactly("a:UNCERTAIN");
+    }
+  }
+
+  private static String stackOf(Thread t) {
+    return Arrays.toString(t.getStackTrace());
+  }
+
+  private static void await(BooleanSupplier condition) throws InterruptedException {
+    while (!condition.getAsBoolean()) {
+      Thread.sleep(1);
     }
   }
 }

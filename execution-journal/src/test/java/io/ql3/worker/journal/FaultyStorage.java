@@ -3,9 +3,13 @@ package io.ql3.worker.journal;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicInteger;
 
-/** A real storage whose writes, forces or file creations fail on demand, counting calls. */
+/**
+ * A real storage whose writes, forces or file creations fail on demand, counting calls; and whose
+ * writer-thread writes can be held at a gate.
+ */
 final class FaultyStorage implements Storage {
   private final Storage inner;
   volatile boolean failWrite;
@@ -13,6 +17,15 @@ final class FaultyStorage implements Storage {
   volatile boolean diskFull;
   final AtomicInteger writes = new AtomicInteger();
   final AtomicInteger forces = new AtomicInteger();
+
+  /** When set, a write on the journal's writer thread waits here before it is made. */
+  volatile CountDownLatch writerGate;
+
+  /** Counted down when a writer-thread write reaches the gate. */
+  final CountDownLatch writerAtGate = new CountDownLatch(1);
+
+  /** Writes that were made and returned. */
+  final AtomicInteger writesMade = new AtomicInteger();
 
   FaultyStorage(Storage inner) {
     this.inner = inner;
@@ -35,6 +48,11 @@ final class FaultyStorage implements Storage {
       @Override
       public void write(ByteBuffer src, long pos) throws IOException {
         writes.incrementAndGet();
+        CountDownLatch gate = writerGate;
+        if (gate != null && Thread.currentThread().getName().startsWith("ql3-journal-writer")) {
+          writerAtGate.countDown();
+          awaitUninterruptibly(gate);
+        }
         if (failWrite) {
           throw new IOException("injected write error (EIO)");
         }
@@ -42,6 +60,7 @@ final class FaultyStorage implements Storage {
           throw new IOException("No space left on device");
         }
         f.write(src, pos);
+        writesMade.incrementAndGet();
       }
 
       @Override
@@ -83,5 +102,20 @@ final class FaultyStorage implements Storage {
   @Override
   public long usableSpace() throws IOException {
     return diskFull ? 0 : inner.usableSpace();
+  }
+
+  private static void awaitUninterruptibly(CountDownLatch latch) {
+    boolean interrupted = false;
+    while (true) {
+      try {
+        latch.await();
+        break;
+      } catch (InterruptedException e) {
+        interrupted = true;
+      }
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
   }
 }

@@ -68,7 +68,7 @@ final class AgentParts {
   private CapacityOracle oracle;
   private SessionCoordinator session;
   private ExecutionPlane plane;
-  private Cadence cadence;
+  private volatile Cadence cadence; // read by wakeCadence() from signal and transport threads
   private Isolation isolation;
 
   AgentParts(
