@@ -61,7 +61,7 @@ final class AgentStep {
   private SessionCoordinator session;
   private ExecutionPlane plane;
 
-  private volatile Phase phase = Phase.RECONCILING;
+  private volatile Phase phase = Phase.WAITING_FOR_CREDENTIALS;
   private long drainStartedAt;
   private boolean runsCancelled;
   private boolean drainLogged;
@@ -99,8 +99,17 @@ final class AgentStep {
     return phase;
   }
 
-  /** Start-up moves the phase (before the cadence runs). */
+  /**
+   * Moves the phase, as {@link Phase#canBecome} allows: start-up before the cadence runs, then only
+   * the steps.
+   *
+   * @throws IllegalStateException for a move the table does not allow (a bug)
+   */
   void enter(Phase next) {
+    Phase current = phase;
+    if (!current.canBecome(next)) {
+      throw new IllegalStateException("agent phase " + current + " cannot become " + next);
+    }
     phase = next;
   }
 
@@ -139,7 +148,7 @@ final class AgentStep {
     switch (phase) {
       case RECONCILING -> {
         if (plane.settled()) {
-          phase = Phase.RUNNING;
+          enter(Phase.RUNNING);
           session.register(now);
         }
       }
@@ -210,7 +219,7 @@ final class AgentStep {
   }
 
   private void beginDrain(long now) {
-    phase = Phase.DRAINING;
+    enter(Phase.DRAINING);
     systemd.stopping("draining: no new work, " + plane.runCounts().active() + " runs to finish");
     drainStartedAt = now;
     log.info("agent.drain", "drain_timeout_ms", config.execution().drainTimeout().toMillis());
@@ -247,7 +256,7 @@ final class AgentStep {
       return;
     }
     if (!s.isLive()) {
-      phase = Phase.STOPPED;
+      enter(Phase.STOPPED);
       log.info("agent.stopped", "session_state", s);
       reports.writeStatus(now);
       stopped.countDown();
@@ -264,7 +273,7 @@ final class AgentStep {
           "action",
           "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
       exitCode.set(ExitCode.IOERR.code());
-      phase = Phase.STOPPED;
+      enter(Phase.STOPPED);
       stopped.countDown();
       return;
     }

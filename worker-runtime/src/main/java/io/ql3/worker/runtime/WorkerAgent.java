@@ -51,7 +51,25 @@ public final class WorkerAgent {
     /** Shutdown began: no pulls, runs finish, completions delivered, then offline. */
     DRAINING,
     /** Offline (or no session left), every run settled: the process may exit. */
-    STOPPED
+    STOPPED;
+
+    /**
+     * The transition table: whether this phase may become {@code next}. Staying is always allowed;
+     * otherwise the phases only move forward, and any of them may stop (a journal failure stops the
+     * agent wherever it is).
+     */
+    boolean canBecome(Phase next) {
+      if (next == this) {
+        return true;
+      }
+      return switch (this) {
+        case WAITING_FOR_CREDENTIALS -> next == RECONCILING || next == STOPPED;
+        case RECONCILING -> next == RUNNING || next == DRAINING || next == STOPPED;
+        case RUNNING -> next == DRAINING || next == STOPPED;
+        case DRAINING -> next == STOPPED;
+        case STOPPED -> false;
+      };
+    }
   }
 
   /** Things the process provides (tests pass their own). */
