@@ -38,7 +38,24 @@ public final class Journal implements AutoCloseable {
     RECOVERY_REQUIRED,
     /** A write or force failed; unusable until reopened by a new process. */
     FAILED,
-    CLOSED
+    /** Closed: the lock is released; nothing more is read or written. */
+    CLOSED;
+
+    /**
+     * The transition table: whether this status may become {@code next}. Staying is allowed; a
+     * journal opens as {@link #OPEN} or {@link #RECOVERY_REQUIRED}, an open one may fail, and every
+     * one ends {@link #CLOSED}.
+     */
+    boolean canBecome(Status next) {
+      if (next == this) {
+        return true;
+      }
+      return switch (this) {
+        case OPEN -> next == FAILED || next == CLOSED;
+        case RECOVERY_REQUIRED, FAILED -> next == CLOSED;
+        case CLOSED -> false;
+      };
+    }
   }
 
   private final JournalConfig config;

@@ -73,14 +73,14 @@ final class JournalWriter {
 
   /** Recovery found a problem: the journal serves read-only facts, the thread never starts. */
   void recoveryRequired() {
-    status = Status.RECOVERY_REQUIRED;
+    become(Status.RECOVERY_REQUIRED);
   }
 
   /** Opens the active segment (recovered or new), then starts the writer thread: OPEN. */
   void start(Recovery.Plan plan) throws IOException {
     batchBuf = ByteBuffer.allocateDirect(config.segmentBytes());
     segments.open(plan);
-    status = Status.OPEN;
+    become(Status.OPEN);
     thread =
         new Thread(
             this::writerLoop, "ql3-journal-writer[" + config.directory().getFileName() + "]");
@@ -210,7 +210,7 @@ final class JournalWriter {
       Thread.currentThread().interrupt();
     }
     if (status != Status.FAILED) {
-      status = Status.CLOSED;
+      become(Status.CLOSED);
     }
     Pending p;
     while ((p = queue.poll()) != null) {
@@ -226,10 +226,27 @@ final class JournalWriter {
 
   /** Last step of {@link Journal#close}, whatever releasing the lock did: CLOSED, readers woken. */
   void closed() {
-    status = Status.CLOSED;
+    become(Status.CLOSED);
     synchronized (stateLock) {
       stateLock.notifyAll();
     }
+  }
+
+  /**
+   * Moves the status as {@link Status#canBecome} allows; the first status (OPEN or
+   * RECOVERY_REQUIRED) is set once, before any other thread sees this writer. Each move is made by
+   * one thread at a time: the writer thread's FAILED before {@link #stop} joins it, CLOSED after.
+   *
+   * @throws IllegalStateException for a move the table does not allow (a bug)
+   */
+  private void become(Status next) {
+    Status current = status;
+    if (current == null
+        ? next != Status.OPEN && next != Status.RECOVERY_REQUIRED
+        : !current.canBecome(next)) {
+      throw new IllegalStateException("journal status " + current + " cannot become " + next);
+    }
+    status = next;
   }
 
   private void checkUsable() {
@@ -297,7 +314,7 @@ final class JournalWriter {
 
   private void fail(Throwable e, List<Pending> batch, ArrayDeque<Pending> carry) {
     failure = e;
-    status = Status.FAILED;
+    become(Status.FAILED);
     JournalFailedException ex =
         new JournalFailedException("journal write failed, nothing retried: " + e, e);
     for (Pending p : batch) {
