@@ -197,8 +197,8 @@ final class WorkerConnection {
     generation = rr.generation();
     version = 1;
     // Pre-encode the heartbeat: only the version changes between heartbeats, and it is the last
-    // member
-    // of the canonical form. Checked against the contract's serializer for several versions.
+    // member of the canonical form. Checked against the contract's serializer for several
+    // versions.
     byte[] one = heartbeatCanonical(1);
     byte[] suffix = "1}".getBytes(StandardCharsets.US_ASCII);
     if (!Arrays.equals(one, one.length - 2, one.length, suffix, 0, 2)) {
