@@ -182,7 +182,7 @@ final class ProcessExecutor implements Executor {
         settings,
         isolation,
         observer,
-        new ProcessRun.Launch(account, workReal, cwdBelow, process.argv(), env, builder),
+        new ProcessLaunch(account, workReal, cwdBelow, process.argv(), env, builder),
         log);
   }
 }

@@ -2,6 +2,8 @@ package io.ql3.worker.runtime.exec;
 
 import io.ql3.worker.contract.Failure;
 import io.ql3.worker.contract.Outcome;
+import io.ql3.worker.runtime.isolation.Isolation;
+import io.ql3.worker.runtime.isolation.RunUsage;
 import java.util.Set;
 
 /**
@@ -68,6 +70,24 @@ public final class ProcessOutcomes {
       return SIGNAL_NAMES[signal];
     }
     return "signal " + signal;
+  }
+
+  /** A run cancelled before its process was started: cancelled, with the cancellation's failure. */
+  static ExecutionResult cancelledBeforeStart(Failure why) {
+    return ExecutionResult.cancelled(
+        Failures.of(why.category(), why.code(), why.message() + " (before the process started)"),
+        0);
+  }
+
+  /** A run whose process could not be started ({@code cgroup_failed}, {@code spawn_failed}). */
+  static ExecutionResult launchFailed(String code, String message) {
+    return ExecutionResult.failed(Failures.transientFailure(code, message), 0);
+  }
+
+  /** A run whose end hit a bug in the executor: failed, transient, {@code executor_error}. */
+  static ExecutionResult executorFailure(RuntimeException e) {
+    return ExecutionResult.failed(
+        Failures.transientFailure("executor_error", "process executor failure: " + e), 0);
   }
 
   /**
@@ -162,5 +182,34 @@ public final class ProcessOutcomes {
         durationMs,
         outputBytes,
         tail);
+  }
+
+  /**
+   * A failed run whose cgroup's memory limit killed some of its processes fails permanently, {@code
+   * memory_limit}, naming the limit; any other result is returned as it is.
+   *
+   * @param mapped what {@link #map} decided
+   * @param tail the output's tail, as given to {@link #map}
+   */
+  static ExecutionResult withMemoryLimit(
+      ExecutionResult mapped, RunUsage usage, Isolation isolation, byte[] tail) {
+    if (usage.hitMemoryLimit() && mapped.outcome() == Outcome.FAILED) {
+      mapped =
+          ExecutionResult.of(
+              Outcome.FAILED,
+              Failures.permanent(
+                  "memory_limit",
+                  "the run's memory limit (memory.max "
+                      + isolation.cgroups().map(t -> t.limits().memoryMaxValue()).orElse("?")
+                      + " bytes) killed "
+                      + usage.memoryLimitKills()
+                      + " of its processes; "
+                      + mapped.failure().message()),
+              mapped.exitCode(),
+              mapped.durationMs(),
+              mapped.outputBytes(),
+              tail);
+    }
+    return mapped;
   }
 }
