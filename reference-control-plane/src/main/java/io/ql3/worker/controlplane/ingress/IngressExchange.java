@@ -1,16 +1,12 @@
 package io.ql3.worker.controlplane.ingress;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.util.concurrent.ScheduledFuture;
 import io.ql3.worker.contract.ErrorCode;
 import io.ql3.worker.controlplane.state.ControlPlane;
-import io.ql3.worker.controlplane.state.Fault;
 import io.ql3.worker.controlplane.state.Reply;
 import io.ql3.worker.controlplane.state.ViolationKind;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.Optional;
-import java.util.concurrent.TimeUnit;
 
 /**
  * One ingress request, the same for HTTP/1.1 and h2. Checks, in order: method (405), path
@@ -18,16 +14,18 @@ import java.util.concurrent.TimeUnit;
  * then reads the body into at most cap+1 bytes (413 as soon as it is over), parses it strictly with
  * the contract module (400), applies injected faults, and hands the request to the {@link
  * ControlPlane}. A refusal decided from the headers is answered after the body has been drained
- * (still capped), so an HTTP/1.1 connection stays usable. Not thread-safe: every call comes from
- * the connection's event loop.
+ * (still capped), so an HTTP/1.1 connection stays usable. Answers at most once. This class makes
+ * the checks and answers; the body bytes are kept by {@link CappedBody}, and a request that passed
+ * the checks is handed to an {@link OperationCall} (parse, faults, operation, parked pull). Not
+ * thread-safe: every call comes from the connection's event loop.
  */
 final class IngressExchange {
-  private static final int UNKNOWN_PATH_DRAIN_CAP = 65_536;
   private static final String BEARER = "Bearer ";
 
   private final IngressContext ctx;
   private final ConnectionRegistry.Conn conn;
   private final Responder out;
+  private final CappedBody body = new CappedBody();
 
   private boolean answered;
   private ContractWire.IngressPath path;
@@ -35,14 +33,9 @@ final class IngressExchange {
   private ErrorCode refusal;
   private int refusalStatus;
   private String refusalMessage;
-  private int cap = UNKNOWN_PATH_DRAIN_CAP;
-  private byte[] body;
-  private int length;
-  private long declared = -1;
   private boolean keepAlive = true;
   private boolean sessionRequestOpen;
-  private Object parkHandle;
-  private ScheduledFuture<?> parkTimer;
+  private OperationCall call;
 
   IngressExchange(IngressContext ctx, ConnectionRegistry.Conn conn, Responder out) {
     this.ctx = ctx;
@@ -90,7 +83,7 @@ final class IngressExchange {
       refusalStatus = 405;
       return;
     }
-    cap = parsed.requestCap();
+    body.cap(parsed.requestCap());
     if (!parsed.workerId().equals(conn.workerId)) {
       refuse(
           ErrorCode.IDENTITY_MISMATCH,
@@ -117,8 +110,8 @@ final class IngressExchange {
       return;
     }
     auditSoftHeaders(req);
-    declared = req.declaredLength();
-    if (!conn.h2() && declared < 0) {
+    body.declared(req.declaredLength());
+    if (!conn.h2() && body.declared() < 0) {
       refuse(
           ErrorCode.CONTRACT_VIOLATION,
           "HTTP/1.1 requests carry a content-length",
@@ -126,8 +119,8 @@ final class IngressExchange {
       keepAlive = false;
       return;
     }
-    if (declared > cap) {
-      overCap("declared content-length " + declared);
+    if (body.declared() > body.cap()) {
+      overCap("declared content-length " + body.declared());
     }
   }
 
@@ -161,9 +154,9 @@ final class IngressExchange {
     if (n == 0) {
       return;
     }
-    if ((long) length + n > cap) {
+    if (body.over(n)) {
       if (refusal == null) {
-        overCap("body over " + cap + " bytes");
+        overCap("body over " + body.cap() + " bytes");
       } else {
         // Draining a request refused from its headers: answer the refusal now and drop the rest.
         keepAlive = false;
@@ -172,20 +165,10 @@ final class IngressExchange {
       return;
     }
     if (refusal != null) {
-      length += n; // draining a refused request: count only
+      body.count(n);
       return;
     }
-    if (body == null) {
-      // The declared length (at most the cap here) is the usual exact size: no copy at the end.
-      body = new byte[declared >= n ? (int) declared : Math.min(cap + 1, Math.max(n, 256))];
-    }
-    if (length + n > body.length) {
-      byte[] bigger = new byte[Math.min(cap + 1, Math.max(length + n, body.length * 2))];
-      System.arraycopy(body, 0, bigger, 0, length);
-      body = bigger;
-    }
-    content.getBytes(content.readerIndex(), body, length, n);
-    length += n;
+    body.append(content, n);
   }
 
   private void overCap(String what) {
@@ -195,10 +178,11 @@ final class IngressExchange {
             ViolationKind.PAYLOAD_TOO_LARGE,
             path == null ? conn.workerId : path.workerId(),
             path == null ? null : path.sessionId(),
-            operation + ": " + what + " (cap " + cap + ")");
+            operation + ": " + what + " (cap " + body.cap() + ")");
     respond(
         error(
-            ErrorCode.PAYLOAD_TOO_LARGE, operation + " body is over its cap of " + cap + " bytes"));
+            ErrorCode.PAYLOAD_TOO_LARGE,
+            operation + " body is over its cap of " + body.cap() + " bytes"));
   }
 
   /** The request ended; ignored once answered. */
@@ -210,189 +194,18 @@ final class IngressExchange {
       answerRefusal();
       return;
     }
-    byte[] bytes =
-        length == 0
-            ? new byte[0]
-            : body.length == length ? body : java.util.Arrays.copyOf(body, length);
-    body = null;
-    dispatch(bytes);
+    call = new OperationCall(ctx, this, out, path, operation);
+    call.dispatch(body.take());
   }
 
-  private void dispatch(byte[] bytes) {
-    ContractWire w = ctx.wire();
-    ControlPlane cp = ctx.controlPlane();
-    String worker = path.workerId();
-    String session = path.sessionId();
-    try {
-      switch (path.op()) {
-        case REGISTER -> {
-          var cmd = w.parseRegister(bytes);
-          Optional<Fault> fault = ctx.faults().take(operation);
-          if (injectError(fault)) {
-            return;
-          }
-          deliver(cp.register(worker, session, bytes, cmd), fault);
-        }
-        case HEARTBEAT -> {
-          var cmd = w.parseHeartbeat(bytes);
-          Optional<Fault> fault = ctx.faults().take(operation);
-          if (injectError(fault)) {
-            return;
-          }
-          deliver(cp.heartbeat(worker, session, bytes, cmd), fault);
-        }
-        case TRANSITION -> {
-          var cmd = w.parseTransition(bytes);
-          Optional<Fault> fault = ctx.faults().take(operation);
-          if (injectError(fault)) {
-            return;
-          }
-          deliver(cp.transition(worker, session, bytes, cmd), fault);
-        }
-        case PULL -> {
-          var cmd = w.parsePull(bytes);
-          Optional<Fault> fault = ctx.faults().take(operation);
-          if (injectError(fault)) {
-            return;
-          }
-          ControlPlane.PullResult result =
-              cp.pull(
-                  worker,
-                  session,
-                  cmd,
-                  reply -> out.executor().execute(() -> parkAnswered(reply, fault)));
-          if (result instanceof ControlPlane.Answered a) {
-            deliver(a.reply(), fault);
-          } else if (result instanceof ControlPlane.Parked p) {
-            parkHandle = p.handle();
-            parkTimer =
-                out.executor()
-                    .schedule(
-                        () -> {
-                          Object handle = parkHandle;
-                          if (handle != null && !answered) {
-                            Reply timedOut = cp.parkTimedOut(handle);
-                            if (timedOut != null) {
-                              parkHandle = null;
-                              deliver(timedOut, fault);
-                            }
-                          }
-                        },
-                        p.parkMs(),
-                        TimeUnit.MILLISECONDS);
-          }
-        }
-        case COMPLETE -> {
-          var cmd = w.parseComplete(bytes);
-          Optional<Fault> fault = ctx.faults().take(operation);
-          if (injectError(fault)) {
-            return;
-          }
-          deliver(cp.complete(worker, session, path.runId(), bytes, cmd), fault);
-        }
-        default -> throw new IllegalStateException("unreachable operation " + operation);
-      }
-    } catch (ContractWire.Refusal r) {
-      ctx.auditor()
-          .record(
-              r.nonCanonical() ? ViolationKind.NON_CANONICAL_BODY : ViolationKind.INVALID_BODY,
-              worker,
-              session,
-              operation + ": " + r.getMessage());
-      respond(error(r.code(), r.getMessage()));
-    }
-  }
-
-  private void parkAnswered(Reply reply, Optional<Fault> fault) {
-    if (parkHandle == null || answered) {
-      return; // the stream went away or the timer answered first
-    }
-    parkHandle = null;
-    if (parkTimer != null) {
-      parkTimer.cancel(false);
-    }
-    deliver(reply, fault);
-  }
-
-  /** An intermediary's error page: HTML, 5 KB, over the contract's 4096-byte error cap. */
-  static final byte[] PROXY_PAGE =
-      ("<html><head><title>Service Unavailable</title></head><body><h1>"
-              + "The upstream is unavailable</h1><p>"
-              + "Please try again later. ".repeat(220)
-              + "</p></body></html>")
-          .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-
-  private boolean injectError(Optional<Fault> fault) {
-    if (fault.isPresent() && fault.get().action() == Fault.Action.PROXY_PAGE) {
-      Fault f = fault.get();
-      ctx.log()
-          .event(
-              "fault",
-              "injected a "
-                  + PROXY_PAGE.length
-                  + "-byte proxy page "
-                  + f.status()
-                  + " on "
-                  + operation
-                  + " (fault "
-                  + f.id()
-                  + ")");
-      respond(new Reply(f.status(), PROXY_PAGE, f.retryAfterSeconds()));
-      return true;
-    }
-    if (fault.isEmpty() || fault.get().action() != Fault.Action.ERROR) {
-      return false;
-    }
-    Fault f = fault.get();
-    ErrorCode code = f.code() == null ? null : ErrorCode.fromWire(f.code());
-    byte[] bytes =
-        code == null ? new byte[0] : ctx.wire().errorBody(code, "injected fault " + f.id());
-    ctx.log()
-        .event(
-            "fault",
-            "injected "
-                + f.status()
-                + " "
-                + f.code()
-                + " on "
-                + operation
-                + " (fault "
-                + f.id()
-                + ")");
-    respond(new Reply(f.status(), bytes, f.retryAfterSeconds()));
-    return true;
-  }
-
-  private void deliver(Reply reply, Optional<Fault> fault) {
-    if (fault.isPresent() && fault.get().action() == Fault.Action.DROP_AFTER_APPLY) {
-      ctx.log()
-          .event(
-              "fault",
-              "applied "
-                  + operation
-                  + " then dropped the connection (fault "
-                  + fault.get().id()
-                  + ")");
-      endSessionRequest();
-      answered = true;
-      out.dropConnection();
-      return;
-    }
-    if (fault.isPresent() && fault.get().action() == Fault.Action.DELAY) {
-      ctx.log()
-          .event(
-              "fault",
-              "applied "
-                  + operation
-                  + ", answering after "
-                  + fault.get().delayMs()
-                  + " ms (fault "
-                  + fault.get().id()
-                  + ")");
-      out.executor().schedule(() -> respond(reply), fault.get().delayMs(), TimeUnit.MILLISECONDS);
-      return;
-    }
-    respond(reply);
+  /**
+   * Gives the request up without an answer and closes the whole connection (the drop-after-apply
+   * fault): the session request ends first.
+   */
+  void dropConnection() {
+    endSessionRequest();
+    answered = true;
+    out.dropConnection();
   }
 
   private void answerRefusal() {
@@ -413,11 +226,13 @@ final class IngressExchange {
     }
   }
 
-  private Reply error(ErrorCode code, String message) {
+  /** A contract error answer: the code's status and its canonical error body. */
+  Reply error(ErrorCode code, String message) {
     return new Reply(code.httpStatus(), ctx.wire().errorBody(code, message), -1);
   }
 
-  private void respond(Reply reply) {
+  /** Answers, once: ignored when already answered or gone (the session request still ends). */
+  void respond(Reply reply) {
     if (answered || !out.isActive()) {
       endSessionRequest();
       return;
@@ -454,12 +269,8 @@ final class IngressExchange {
 
   /** The stream or connection went away: give up a parked pull and end the session request. */
   void inactive() {
-    if (parkHandle != null) {
-      ctx.controlPlane().parkAbandoned(parkHandle);
-      parkHandle = null;
-    }
-    if (parkTimer != null) {
-      parkTimer.cancel(false);
+    if (call != null) {
+      call.inactive();
     }
     endSessionRequest();
   }
