@@ -125,22 +125,9 @@ final class SessionRequests {
     if (refused != null) {
       return refused;
     }
-    if (s.status == SessionStatus.OFFLINE) {
-      return rules.refuse(s, ErrorCode.SESSION_NOT_ACTIVE, "session is offline", now);
-    }
-    if (cmd.version() != s.version || cmd.status() != s.status) {
-      return rules.refuse(
-          s,
-          ErrorCode.VERSION_CONFLICT,
-          "server holds version "
-              + s.version
-              + " status "
-              + s.status.wire()
-              + "; request has version "
-              + cmd.version()
-              + " status "
-              + cmd.status().wire(),
-          now);
+    refused = rules.refuseUnlessCurrent(s, cmd.version(), cmd.status(), "status", now);
+    if (refused != null) {
+      return refused;
     }
     Worker w = sessions.worker(workerId);
     boolean credentialRetry = w.credentialsRefusedSinceBeat;
@@ -176,22 +163,9 @@ final class SessionRequests {
     if (refused != null) {
       return refused;
     }
-    if (s.status == SessionStatus.OFFLINE) {
-      return rules.refuse(s, ErrorCode.SESSION_NOT_ACTIVE, "session is offline", now);
-    }
-    if (cmd.version() != s.version || cmd.from() != s.status) {
-      return rules.refuse(
-          s,
-          ErrorCode.VERSION_CONFLICT,
-          "server holds version "
-              + s.version
-              + " status "
-              + s.status.wire()
-              + "; request has version "
-              + cmd.version()
-              + " from "
-              + cmd.from().wire(),
-          now);
+    refused = rules.refuseUnlessCurrent(s, cmd.version(), cmd.from(), "from", now);
+    if (refused != null) {
+      return refused;
     }
     s.moveTo(cmd.to());
     s.version++;

@@ -88,6 +88,36 @@ final class SessionRules {
   }
 
   /** A 409 for this session: the first one starts the request-after-fence clock. */
+  /**
+   * What heartbeat and transition check after {@link #checkSession}: the session is not offline
+   * (SESSION_NOT_ACTIVE) and the request names the version and status the server holds
+   * (VERSION_CONFLICT; {@code statusField} is the request's name for its status). Null when both
+   * hold.
+   */
+  Reply refuseUnlessCurrent(
+      Session s, long version, SessionStatus status, String statusField, long now) {
+    if (s.status == SessionStatus.OFFLINE) {
+      return refuse(s, ErrorCode.SESSION_NOT_ACTIVE, "session is offline", now);
+    }
+    if (version != s.version || status != s.status) {
+      return refuse(
+          s,
+          ErrorCode.VERSION_CONFLICT,
+          "server holds version "
+              + s.version
+              + " status "
+              + s.status.wire()
+              + "; request has version "
+              + version
+              + " "
+              + statusField
+              + " "
+              + status.wire(),
+          now);
+    }
+    return null;
+  }
+
   Reply refuse(Session s, ErrorCode code, String message, long now) {
     if (s.first409At < 0) {
       s.first409At = now;
