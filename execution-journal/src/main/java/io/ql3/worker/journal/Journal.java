@@ -42,14 +42,11 @@ public final class Journal implements AutoCloseable {
     CLOSED;
 
     /**
-     * The transition table: whether this status may become {@code next}. Staying is allowed; a
+     * The transition table: whether this status may move to {@code next} (another status). A
      * journal opens as {@link #OPEN} or {@link #RECOVERY_REQUIRED}, an open one may fail, and every
      * one ends {@link #CLOSED}.
      */
-    boolean canBecome(Status next) {
-      if (next == this) {
-        return true;
-      }
+    boolean canMoveTo(Status next) {
       return switch (this) {
         case OPEN -> next == FAILED || next == CLOSED;
         case RECOVERY_REQUIRED, FAILED -> next == CLOSED;

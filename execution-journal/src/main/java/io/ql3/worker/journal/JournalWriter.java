@@ -233,17 +233,21 @@ final class JournalWriter {
   }
 
   /**
-   * Moves the status as {@link Status#canBecome} allows; the first status (OPEN or
-   * RECOVERY_REQUIRED) is set once, before any other thread sees this writer. Each move is made by
-   * one thread at a time: the writer thread's FAILED before {@link #stop} joins it, CLOSED after.
+   * Moves the status as {@link Status#canMoveTo} allows (staying is a no-op); the first status
+   * (OPEN or RECOVERY_REQUIRED) is set once, before any other thread sees this writer. Each move is
+   * made by one thread at a time: the writer thread's FAILED before {@link #stop} joins it, CLOSED
+   * after.
    *
    * @throws IllegalStateException for a move the table does not allow (a bug)
    */
   private void become(Status next) {
     Status current = status;
+    if (next == current) {
+      return;
+    }
     if (current == null
         ? next != Status.OPEN && next != Status.RECOVERY_REQUIRED
-        : !current.canBecome(next)) {
+        : !current.canMoveTo(next)) {
       throw new IllegalStateException("journal status " + current + " cannot become " + next);
     }
     status = next;

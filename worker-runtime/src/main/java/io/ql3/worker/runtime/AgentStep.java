@@ -100,14 +100,17 @@ final class AgentStep {
   }
 
   /**
-   * Moves the phase, as {@link Phase#canBecome} allows: start-up before the cadence runs, then only
-   * the steps.
+   * Moves the phase, as {@link Phase#canMoveTo} allows (staying is a no-op): start-up before the
+   * cadence runs, then only the steps.
    *
    * @throws IllegalStateException for a move the table does not allow (a bug)
    */
   void enter(Phase next) {
     Phase current = phase;
-    if (!current.canBecome(next)) {
+    if (next == current) {
+      return;
+    }
+    if (!current.canMoveTo(next)) {
       throw new IllegalStateException("agent phase " + current + " cannot become " + next);
     }
     phase = next;

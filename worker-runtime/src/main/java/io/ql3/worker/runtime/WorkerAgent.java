@@ -54,14 +54,11 @@ public final class WorkerAgent {
     STOPPED;
 
     /**
-     * The transition table: whether this phase may become {@code next}. Staying is always allowed;
-     * otherwise the phases only move forward, and any of them may stop (a journal failure stops the
-     * agent wherever it is).
+     * The transition table: whether this phase may move to {@code next} (another phase). The phases
+     * only move forward, and any of them may stop (a journal failure stops the agent wherever it
+     * is).
      */
-    boolean canBecome(Phase next) {
-      if (next == this) {
-        return true;
-      }
+    boolean canMoveTo(Phase next) {
       return switch (this) {
         case WAITING_FOR_CREDENTIALS -> next == RECONCILING || next == STOPPED;
         case RECONCILING -> next == RUNNING || next == DRAINING || next == STOPPED;

@@ -342,7 +342,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
 
   private void move(ProcessRunState to) {
     // caller holds lock
-    if (!state.allows(to)) {
+    if (!state.canMoveTo(to)) {
       throw new IllegalStateException(
           "run " + context.runId() + ": " + state + " -> " + to + " not allowed");
     }

@@ -34,7 +34,7 @@ enum ProcessRunState {
   }
 
   /** True when the table allows the move from this state to {@code to}. */
-  boolean allows(ProcessRunState to) {
+  boolean canMoveTo(ProcessRunState to) {
     return ALLOWED.get(this).contains(to);
   }
 }
