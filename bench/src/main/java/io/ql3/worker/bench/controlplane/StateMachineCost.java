@@ -1,10 +1,7 @@
 package io.ql3.worker.bench.controlplane;
 
-import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.Capacity;
 import io.ql3.worker.contract.HeartbeatRequest;
-import io.ql3.worker.contract.Profile;
-import io.ql3.worker.contract.RegisterRequest;
 import io.ql3.worker.contract.RunCounts;
 import io.ql3.worker.contract.SessionStatus;
 import io.ql3.worker.contract.Uuid7Generator;
@@ -70,17 +67,7 @@ public final class StateMachineCost {
             new Auditor(clock, EventLog.quiet()),
             EventLog.quiet());
     Uuid7Generator ids = new Uuid7Generator(System::currentTimeMillis, new Random(1));
-    byte[] reg =
-        RegisterRequest.of(
-                new CapabilityBuilder()
-                    .agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
-                    .architecture("amd64")
-                    .executor("noop", "1")
-                    .limits(4, 65536, 4)
-                    .profile(Profile.NODE)
-                    .build(),
-                4)
-            .toCanonicalBytes();
+    byte[] reg = BenchRegistration.body();
     String[] sessions = new String[workers];
     for (int w = 0; w < workers; w++) {
       sessions[w] = ids.next();

@@ -18,11 +18,8 @@ import io.netty.handler.ssl.SslHandler;
 import io.netty.handler.ssl.SslHandshakeCompletionEvent;
 import io.netty.handler.ssl.SslProvider;
 import io.netty.util.AsciiString;
-import io.ql3.worker.contract.CapabilityBuilder;
 import io.ql3.worker.contract.Capacity;
 import io.ql3.worker.contract.HeartbeatRequest;
-import io.ql3.worker.contract.Profile;
-import io.ql3.worker.contract.RegisterRequest;
 import io.ql3.worker.contract.RegisterResponse;
 import io.ql3.worker.contract.RunCounts;
 import io.ql3.worker.contract.SessionStatus;
@@ -173,17 +170,7 @@ final class WorkerConnection {
 
   void register() throws Exception {
     sessionId = IDS.next();
-    byte[] body =
-        RegisterRequest.of(
-                new CapabilityBuilder()
-                    .agent("0.1.0", "0123456789abcdef0123456789abcdef01234567")
-                    .architecture("amd64")
-                    .executor("noop", "1")
-                    .limits(4, 65536, 4)
-                    .profile(Profile.NODE)
-                    .build(),
-                4)
-            .toCanonicalBytes();
+    byte[] body = BenchRegistration.body();
     Answer r = post("register", body).get(60, TimeUnit.SECONDS);
     if (r.status() != 200) {
       throw new IllegalStateException(

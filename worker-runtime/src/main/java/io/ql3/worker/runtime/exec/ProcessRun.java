@@ -74,12 +74,6 @@ final class ProcessRun implements PreparedRun, RunHandle {
     this.log = log;
   }
 
-  ProcessRunState state() {
-    synchronized (lock) {
-      return state;
-    }
-  }
-
   // ---- PreparedRun
 
   @Override
