@@ -252,7 +252,7 @@ final class AgentStep {
     }
     SessionState s = session.state();
     if (s.isLive() && !session.requestOutstanding()) {
-      session.disconnect();
+      session.disconnect(now);
       return;
     }
     if (s == SessionState.REGISTERING || session.requestOutstanding()) {

@@ -46,6 +46,12 @@ final class CompletionOutbox {
   /** Recorded results waiting for (or in) delivery, by attempt. */
   private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
 
+  /** The last settlement queued in the journal (null before the first). */
+  private CompletableFuture<Long> lastSettlement;
+
+  /** A wake is attached to {@link #lastSettlement}. */
+  private boolean lastSettlementWatched;
+
   CompletionOutbox(
       Journal journal,
       PlaneIngress ingress,
@@ -162,7 +168,7 @@ final class CompletionOutbox {
         }
         case SETTLE_SUPERSEDED -> {
           if (!d.redelivery) {
-            journal.appendAsync(new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
+            journalSettlement(new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
           }
           paths.cleanUp(d.runId.value(), d.request.attempt());
           it.remove();
@@ -202,11 +208,43 @@ final class CompletionOutbox {
    */
   private void settle(Delivery d, Disposition disposition) {
     if (!d.redelivery) {
-      journal.appendAsync(
+      journalSettlement(
           new JournalRecord.CompletionAcknowledged(
               d.runId.value(), d.request.attempt(), disposition));
     }
     paths.cleanUp(d.runId.value(), d.request.attempt());
+  }
+
+  private void journalSettlement(JournalRecord settlement) {
+    lastSettlement = journal.appendAsync(settlement);
+    lastSettlementWatched = false;
+  }
+
+  /**
+   * Wakes the cadence once every settlement journaled so far is durable (at once if it already is).
+   * The slots are the journal's durable facts, so a settled run's slot is free only then: a pull
+   * that found no free slot while a settlement was still on its way to the disk would otherwise
+   * wait up to the next period (250 ms on the node profile), since nothing else wakes the cadence.
+   * Watches each settlement at most once; the journal completes its futures in order, after the
+   * facts include them.
+   */
+  void wakeWhenSettlementsDurable() {
+    if (lastSettlement != null && !lastSettlementWatched) {
+      lastSettlementWatched = true;
+      lastSettlement.whenComplete((seq, e) -> wake.run());
+    }
+  }
+
+  /**
+   * True when every settlement journaled so far is durable; if one is not yet, the cadence is woken
+   * when it is.
+   */
+  boolean settlementsDurable() {
+    if (lastSettlement == null || lastSettlement.isDone()) {
+      return true;
+    }
+    wakeWhenSettlementsDurable();
+    return false;
   }
 
   /**

@@ -91,6 +91,7 @@ public final class ExecutionPlane {
             wake,
             intake,
             () -> intake.isEmpty() && outbox.isEmpty(),
+            outbox::wakeWhenSettlementsDurable,
             newBackoff());
   }
 
@@ -201,9 +202,16 @@ public final class ExecutionPlane {
     return new RunCounts(intake.runningCount(), outbox.size());
   }
 
-  /** True when no run is held and no pull is outstanding: the session may go offline. */
+  /**
+   * True when no run is held, no pull is outstanding and every settlement is durable in the
+   * journal: the session may go offline, or a new one be registered. While the last settlement is
+   * still on its way to the disk this is false, and the cadence is woken when it lands.
+   */
   public boolean settled() {
-    return intake.isEmpty() && outbox.isEmpty() && pulls.state() == PullState.IDLE;
+    return intake.isEmpty()
+        && outbox.isEmpty()
+        && pulls.state() == PullState.IDLE
+        && outbox.settlementsDurable();
   }
 
   /** True while a pull is on the wire or waiting to be resent. */

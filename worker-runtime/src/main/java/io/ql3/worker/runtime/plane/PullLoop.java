@@ -44,6 +44,11 @@ final class PullLoop {
   /** True when the plane holds no run (none running, no completion waiting). */
   private final BooleanSupplier nothingHeld;
 
+  /**
+   * Asked when no slot is free: wake the cadence once the settlements queued so far are durable.
+   */
+  private final Runnable wakeWhenSlotsFreed;
+
   private final Backoff backoff;
 
   private PullState state = PullState.IDLE;
@@ -67,6 +72,7 @@ final class PullLoop {
       Runnable wake,
       OfferIntake intake,
       BooleanSupplier nothingHeld,
+      Runnable wakeWhenSlotsFreed,
       Backoff backoff) {
     this.journal = journal;
     this.ingress = ingress;
@@ -78,6 +84,7 @@ final class PullLoop {
     this.wake = wake;
     this.intake = intake;
     this.nothingHeld = nothingHeld;
+    this.wakeWhenSlotsFreed = wakeWhenSlotsFreed;
     this.backoff = backoff;
   }
 
@@ -227,7 +234,10 @@ final class PullLoop {
     }
     int free = freeSlots.getAsInt();
     if (free <= 0) {
-      return; // a freed slot makes it wanted again
+      // A run that finishes makes it wanted again; a settled completion frees its slot once its
+      // acknowledgement is durable, which wakes nothing by itself.
+      wakeWhenSlotsFreed.run();
+      return;
     }
     int maxRuns = Math.min(free, settings.pullPage());
     boolean h2 = ingress.protocol().orElse(null) == Protocol.H2;

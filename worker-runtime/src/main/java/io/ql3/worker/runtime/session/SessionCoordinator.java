@@ -24,7 +24,7 @@ import java.util.random.RandomGenerator;
 /**
  * The worker session, driven by the caller: it owns no timer and no thread (contract section 7,
  * rule 3). The cadence calls {@link #tick(long)}; shutdown calls {@link #beginDrain()} and, once
- * the execution plane has proven every run settled, {@link #disconnect()}.
+ * the execution plane has proven every run settled, {@link #disconnect(long)}.
  *
  * <p>At most one session request (register, heartbeat or transition) is outstanding at any time. A
  * request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again with
@@ -169,12 +169,17 @@ public final class SessionCoordinator {
   }
 
   /**
-   * Ends the session: {@code draining → offline} (or {@code active → offline}). Call only when the
-   * execution plane has proven that every run is settled. Idempotent.
+   * Ends the session: {@code draining → offline} (or {@code active → offline}), sent at once unless
+   * a session request is on the wire (then by the step that harvests its answer) or a backoff or
+   * retry-after holds it: it is asked for after this step's {@link #tick}, and nothing else would
+   * wake the cadence before its next period. Call only when the execution plane has proven that
+   * every run is settled. Idempotent.
    */
-  public void disconnect() {
+  public void disconnect(long now) {
     s.drainRequested = true;
     s.offlineRequested = true;
+    s.lastNow = now;
+    sendIfAllowed(now);
   }
 
   /**

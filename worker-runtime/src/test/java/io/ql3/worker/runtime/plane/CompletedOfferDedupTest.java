@@ -4,15 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.contract.Uuid7Generator;
 import io.ql3.worker.controlplane.ingress.Alpn;
-import io.ql3.worker.controlplane.state.RunSubmission;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
 import io.ql3.worker.runtime.session.SessionLease;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,22 +39,6 @@ class CompletedOfferDedupTest {
     }
   }
 
-  private void submit() {
-    h.cp
-        .controlPlane()
-        .submit(
-            new RunSubmission(
-                1,
-                "counting",
-                "{}".getBytes(StandardCharsets.UTF_8),
-                60_000,
-                PlaneHarness.WORKER,
-                Map.of(),
-                RUN,
-                null,
-                0));
-  }
-
   @Test
   void anOfferOfAnAttemptTheJournalCompletedIsAnsweredFromTheJournalWithoutRunningAgain()
       throws Exception {
@@ -65,7 +46,7 @@ class CompletedOfferDedupTest {
     h = new PlaneHarness(dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
     SessionLease first =
         h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
-    submit();
+    h.submit("counting", RUN);
     h.tick(first);
     // The offer is executed; no further pull (no permit): a long poll parked on the server that is
     // about to stop would hold the connection (after its GOAWAY) until that stream ends.
@@ -87,7 +68,7 @@ class CompletedOfferDedupTest {
     SessionLease second =
         h.register(new Uuid7Generator(Clock.systemUTC(), new Random(2)).nextSessionId());
     assertThat(second.sessionId()).isNotEqualTo(first.sessionId());
-    submit(); // the restarted server offers runId+attempt 1 again
+    h.submit("counting", RUN); // the restarted server offers runId+attempt 1 again
     h.tick(second);
     PlaneHarnessAwait.until(
         "the re-offer is answered from the journal",

@@ -370,7 +370,7 @@ class PlaneAnswersTest {
     tick();
     tick();
     assertThat(ingress.completesSent).hasSize(2);
-    assertThat(plane.settled()).isTrue();
+    PlaneHarnessAwait.until("settled, its settlement durable", plane::settled);
   }
 
   /**
@@ -467,7 +467,7 @@ class PlaneAnswersTest {
     tick();
     tick();
     assertThat(events).contains("undeliverable done-1");
-    assertThat(plane.settled()).isTrue();
+    PlaneHarnessAwait.until("settled, its settlement durable", plane::settled);
     advance(120_000);
     tick();
     assertThat(ingress.completesSent).containsExactly("done-1");

@@ -21,6 +21,7 @@ import io.ql3.worker.controlplane.ControlPlaneServer;
 import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.controlplane.pki.DevPki;
 import io.ql3.worker.controlplane.state.EventLog;
+import io.ql3.worker.controlplane.state.RunSubmission;
 import io.ql3.worker.controlplane.state.Settings;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
@@ -34,12 +35,14 @@ import io.ql3.worker.transport.IngressResult;
 import io.ql3.worker.transport.TransportSettings;
 import io.ql3.worker.transport.credentials.CredentialFiles;
 import io.ql3.worker.transport.credentials.CredentialProvider;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
@@ -70,6 +73,9 @@ final class PlaneHarness implements AutoCloseable {
   final Seam ingress;
   final Capability capability;
   long now = 1_000 * MS;
+
+  /** The free slots the plane is told (the capacity oracle's answer); 1 unless a test says. */
+  volatile int freeSlots = 1;
 
   PlaneHarness(Path dir, Alpn alpn, List<String> executors, ClassLoader executorLoader)
       throws Exception {
@@ -123,7 +129,7 @@ final class PlaneHarness implements AutoCloseable {
                 4),
             new Uuid7Generator(Clock.systemUTC(), new Random(7)),
             clock,
-            () -> 1,
+            () -> freeSlots,
             new PlaneListener() {
               @Override
               public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
@@ -197,6 +203,27 @@ final class PlaneHarness implements AutoCloseable {
         new io.ql3.worker.journal.JournalRecord.SessionRegistered(
             id.value(), r.value().generation()));
     return new SessionLease(id, r.value().generation());
+  }
+
+  /**
+   * Submits one run of this executor to the control plane, with this runId (null: the server picks
+   * one); returns its runId.
+   */
+  String submit(String executor, String runId) {
+    return cp.controlPlane()
+        .submit(
+            new RunSubmission(
+                1,
+                executor,
+                "{}".getBytes(StandardCharsets.UTF_8),
+                60_000,
+                WORKER,
+                Map.of(),
+                runId,
+                null,
+                0))
+        .runIds()
+        .get(0);
   }
 
   void tick(SessionLease permit) {

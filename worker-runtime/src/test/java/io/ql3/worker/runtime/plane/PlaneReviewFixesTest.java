@@ -5,13 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.ql3.worker.contract.Uuid7Generator;
 import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.controlplane.state.Fault;
-import io.ql3.worker.controlplane.state.RunSubmission;
 import io.ql3.worker.runtime.session.SessionLease;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
@@ -43,24 +40,6 @@ class PlaneReviewFixesTest {
     }
   }
 
-  private String submit() {
-    return h.cp
-        .controlPlane()
-        .submit(
-            new RunSubmission(
-                1,
-                "counting",
-                "{}".getBytes(StandardCharsets.UTF_8),
-                60_000,
-                PlaneHarness.WORKER,
-                Map.of(),
-                null,
-                null,
-                0))
-        .runIds()
-        .get(0);
-  }
-
   /**
    * Fix (2): a merely suspended session (credentials refused: no permit, session not ended) keeps
    * its outcome-unknown pull, and once active again resends the SAME pullId, so the server replays
@@ -68,7 +47,7 @@ class PlaneReviewFixesTest {
    */
   @Test
   void aSuspendedSessionKeepsItsOutcomeUnknownPullAndResendsTheSamePullId() throws Exception {
-    String run = submit();
+    String run = h.submit("counting", null);
     h.cp.faults().add("pull", Fault.Action.DROP_AFTER_APPLY, 0, null, 0, 0, 1);
     h.tick(lease);
     assertThat(h.wakes.tryAcquire(10, java.util.concurrent.TimeUnit.SECONDS)).isTrue();
@@ -105,7 +84,7 @@ class PlaneReviewFixesTest {
    */
   @Test
   void aDriftingCompletionIsReportedSoPullingStopsAndIsDeliveredLater() throws Exception {
-    String run = submit();
+    String run = h.submit("counting", null);
     h.cp.faults().add("complete", Fault.Action.ERROR, 418, null, 0, 0, 1);
     h.tick(lease);
     PlaneHarnessAwait.until(
@@ -126,7 +105,7 @@ class PlaneReviewFixesTest {
    */
   @Test
   void aCompletionRefusedAsAClientBugIsSettledUndeliverable() throws Exception {
-    String run = submit();
+    String run = h.submit("counting", null);
     h.cp.faults().add("complete", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
     h.tick(lease);
     PlaneHarnessAwait.until(

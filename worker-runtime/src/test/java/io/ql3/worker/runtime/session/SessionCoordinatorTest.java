@@ -347,8 +347,11 @@ class SessionCoordinatorTest {
     answer();
     assertThat(sent).last().isEqualTo("heartbeat v2");
 
-    coordinator.disconnect();
-    coordinator.tick(now);
+    coordinator.disconnect(now);
+    assertThat(sent)
+        .as("asked for after the step's tick, the offline transition leaves at once")
+        .last()
+        .isEqualTo("transition draining->offline");
     answer();
     assertThat(coordinator.state()).isEqualTo(SessionState.OFFLINE);
     assertThat(serverSession().status()).isEqualTo("offline");
