@@ -11,7 +11,9 @@
 #          between the submit and the Nth delivery, divided by N; also without the JIT compiler
 #          threads (/proc/PID/task/*/stat), which are still busy in a young JVM;
 #        - journal forces per run, from the agent's journal.released line at exit: the whole
-#          process life (register, warm-up, measured batch, drain) over warm-up + measured runs.
+#          process life (register, warm-up, measured batch, drain) over warm-up + measured runs;
+#        - the measured batch's gaps over 100 ms between the agent's log lines, summed
+#          (bench/scripts/log-gaps.py): time the agent waited instead of working.
 #      durable: the agent's directory (journal, run work dirs) on the ordinary disk (the script's
 #      mktemp -d, normally /tmp). non-durable: the same on tmpfs (/dev/shm), where `force` returns
 #      at once: the difference is what the journal's fsyncs cost, nothing else changes.
@@ -156,7 +158,9 @@ PY
   kill -TERM "$agent_pid"; wait "$agent_pid" || true; agent_pid=
   fr=$(sed -n 's/.*event=journal.released.* forces=\([0-9]*\).*/\1/p' "$dir/agent.log" | head -1)
   echo "$fr" | awk -v n="$((runs + warmup))" '{printf "forces_per_run_whole_life %.3f\n", $1/n}' >> "$work/results.txt"
-  tail -2 "$work/results.txt" | sed "s/^/round $round: /"
+  echo "gaps_over_100ms_s $(python3 bench/scripts/log-gaps.py "$dir/agent.log" --last "$runs" --over 100 --sum-only)" \
+    >> "$work/results.txt"
+  tail -3 "$work/results.txt" | sed "s/^/round $round: /"
 }
 
 round=1
@@ -169,18 +173,20 @@ echo "uptime_after_throughput $(uptime)"
 
 python3 - "$work/results.txt" "$runs" "$warmup" <<'PY'
 import sys
-rows = []; fpr = []
+rows = []; fpr = []; gaps = []
 for line in open(sys.argv[1]):
     p = line.split()
     if p[0] == 'forces_per_run_whole_life':
         fpr.append(float(p[1])); continue
+    if p[0] == 'gaps_over_100ms_s':
+        gaps.append(float(p[1])); continue
     rows.append(dict(mode=p[0], rps=int(p[1]), a=int(p[2]), c=int(p[3]), ms=int(p[4]), load=p[5], aj=int(p[6]), cj=int(p[7])))
-for r, f in zip(rows, fpr):
-    r['fpr'] = f
+for r, f, g in zip(rows, fpr, gaps):
+    r['fpr'] = f; r['gaps'] = g
 print(f"\nnoop runs per batch {sys.argv[2]} (after {sys.argv[3]} warm-up runs on the same agent)")
-print(f"{'batch':<6}{'mode':<13}{'runs/s':>8}{'agent CPU/run':>15}{'excl. JIT':>11}{'CP CPU/run':>12}{'excl. JIT':>11}{'wall ms':>9}{'forces/run':>12}{'load':>7}")
+print(f"{'batch':<6}{'mode':<13}{'runs/s':>8}{'agent CPU/run':>15}{'excl. JIT':>11}{'CP CPU/run':>12}{'excl. JIT':>11}{'wall ms':>9}{'forces/run':>12}{'gaps>100ms':>12}{'load':>7}")
 for i, r in enumerate(rows, 1):
-    print(f"{i:<6}{r['mode']:<13}{r['rps']:>8}{r['a']:>12} us{r['aj']:>8} us{r['c']:>9} us{r['cj']:>8} us{r['ms']:>9}{r.get('fpr', 0):>12.3f}{r['load']:>7}")
+    print(f"{i:<6}{r['mode']:<13}{r['rps']:>8}{r['a']:>12} us{r['aj']:>8} us{r['c']:>9} us{r['cj']:>8} us{r['ms']:>9}{r.get('fpr', 0):>12.3f}{r.get('gaps', 0):>10.3f} s{r['load']:>7}")
 d = [r for r in rows if r['mode'] == 'durable']; n = [r for r in rows if r['mode'] == 'non-durable']
 def rng(xs, k): v = [x[k] for x in xs]; return f"{min(v)}-{max(v)}" if len(v) > 1 else f"{v[0]}"
 print(f"durable     runs/s {rng(d, 'rps')}  agent CPU/run {rng(d, 'a')} us (excl. JIT {rng(d, 'aj')})  CP CPU/run {rng(d, 'c')} us (excl. JIT {rng(d, 'cj')})")
@@ -188,7 +194,9 @@ print(f"non-durable runs/s {rng(n, 'rps')}  agent CPU/run {rng(n, 'a')} us (excl
 ratios = [f"{a['rps'] / b['rps']:.2f}" for a, b in zip(d, n)]
 print(f"durable/non-durable runs/s ratio per round: {' '.join(ratios)}")
 print("(forces/run counts the agent's whole life: register, warm-up, measured batch, drain;")
-print(" excl. JIT: minus the C1/C2 compiler and sweeper threads, still compiling in a young JVM)")
+print(" excl. JIT: minus the C1/C2 compiler and sweeper threads, still compiling in a young JVM;")
+print(" gaps>100ms: the measured batch's gaps over 100 ms between agent log lines, summed: waits, not work;")
+print(" bench/scripts/log-gaps.py AGENT_LOG shows them, KEEP=1 keeps the logs)")
 PY
 
 if [ "$latency" = 1 ]; then
