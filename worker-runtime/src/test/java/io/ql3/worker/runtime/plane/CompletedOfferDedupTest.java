@@ -2,15 +2,10 @@ package io.ql3.worker.runtime.plane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ql3.worker.contract.Uuid7Generator;
-import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.List;
-import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -42,10 +37,8 @@ class CompletedOfferDedupTest {
   @Test
   void anOfferOfAnAttemptTheJournalCompletedIsAnsweredFromTheJournalWithoutRunningAgain()
       throws Exception {
-    CountingExecutor.PREPARED.clear();
-    h = new PlaneHarness(dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
-    SessionLease first =
-        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    h = PlaneHarness.withCountingExecutor(dir);
+    SessionLease first = h.registerNew(1);
     h.submit("counting", RUN);
     h.tick(first);
     // The offer is executed; no further pull (no permit): a long poll parked on the server that is
@@ -65,8 +58,7 @@ class CompletedOfferDedupTest {
     h.restartServer();
     // A server restored from a backup: it remembers the worker's generation, not the completion.
     h.cp.controlPlane().seedGeneration(PlaneHarness.WORKER, 1);
-    SessionLease second =
-        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(2)).nextSessionId());
+    SessionLease second = h.registerNew(2);
     assertThat(second.sessionId()).isNotEqualTo(first.sessionId());
     h.submit("counting", RUN); // the restarted server offers runId+attempt 1 again
     h.tick(second);

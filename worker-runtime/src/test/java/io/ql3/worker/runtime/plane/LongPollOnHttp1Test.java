@@ -3,14 +3,11 @@ package io.ql3.worker.runtime.plane;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.contract.SessionId;
-import io.ql3.worker.contract.Uuid7Generator;
 import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.controlplane.ingress.ConnectionRegistry;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.nio.file.Path;
-import java.time.Clock;
 import java.util.List;
-import java.util.Random;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -47,8 +44,7 @@ class LongPollOnHttp1Test {
   @Test
   void aLongPollChosenForH2IsNotSentOnHttp1AndAShortPullReplacesIt() throws Exception {
     h = new PlaneHarness(dir, Alpn.HTTP1_ONLY, List.of("noop"), getClass().getClassLoader());
-    SessionLease lease =
-        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    SessionLease lease = h.registerNew(1);
     long registerRequests = requestsOnTheWire();
     h.ingress.staleH2.set(1);
 
@@ -75,8 +71,7 @@ class LongPollOnHttp1Test {
   @Test
   void aLostLongPollIsNeverResentOnHttp1AndItsSessionIsGivenUp() throws Exception {
     h = new PlaneHarness(dir, Alpn.HTTP1_ONLY, List.of("noop"), getClass().getClassLoader());
-    SessionLease lease =
-        h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    SessionLease lease = h.registerNew(1);
     long registerRequests = requestsOnTheWire();
     h.ingress.staleH2.set(1);
     // The first try goes out as on the h2 connection; the server parks it (nothing queued).

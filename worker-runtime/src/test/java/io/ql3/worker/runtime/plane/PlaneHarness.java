@@ -206,6 +206,21 @@ final class PlaneHarness implements AutoCloseable {
   }
 
   /**
+   * A harness whose server speaks h2 and http/1.1, with the counting executor (found through
+   * ServiceLoader) and its record of prepared runs cleared.
+   */
+  static PlaneHarness withCountingExecutor(Path dir) throws Exception {
+    CountingExecutor.PREPARED.clear();
+    return new PlaneHarness(
+        dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
+  }
+
+  /** Registers a new session whose id comes from a generator with this seed. */
+  SessionLease registerNew(int seed) {
+    return register(new Uuid7Generator(Clock.systemUTC(), new Random(seed)).nextSessionId());
+  }
+
+  /**
    * Submits one run of this executor to the control plane, with this runId (null: the server picks
    * one); returns its runId.
    */

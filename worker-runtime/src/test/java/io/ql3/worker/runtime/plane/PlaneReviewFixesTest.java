@@ -2,15 +2,10 @@ package io.ql3.worker.runtime.plane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ql3.worker.contract.Uuid7Generator;
-import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.controlplane.state.Fault;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.List;
 import java.util.Optional;
-import java.util.Random;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -28,9 +23,8 @@ class PlaneReviewFixesTest {
 
   @BeforeEach
   void start() throws Exception {
-    CountingExecutor.PREPARED.clear();
-    h = new PlaneHarness(dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
-    lease = h.register(new Uuid7Generator(Clock.systemUTC(), new Random(1)).nextSessionId());
+    h = PlaneHarness.withCountingExecutor(dir);
+    lease = h.registerNew(1);
   }
 
   @AfterEach

@@ -2,14 +2,9 @@ package io.ql3.worker.runtime.plane;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.ql3.worker.contract.Uuid7Generator;
-import io.ql3.worker.controlplane.ingress.Alpn;
 import io.ql3.worker.journal.Settlement;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.nio.file.Path;
-import java.time.Clock;
-import java.util.List;
-import java.util.Random;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -35,9 +30,8 @@ class SlotFreedBySettlementTest {
 
   @BeforeEach
   void start() throws Exception {
-    CountingExecutor.PREPARED.clear();
-    h = new PlaneHarness(dir, Alpn.H2_AND_HTTP1, List.of("counting"), CountingExecutor.loader(dir));
-    lease = h.register(new Uuid7Generator(Clock.systemUTC(), new Random(3)).nextSessionId());
+    h = PlaneHarness.withCountingExecutor(dir);
+    lease = h.registerNew(3);
   }
 
   @AfterEach
