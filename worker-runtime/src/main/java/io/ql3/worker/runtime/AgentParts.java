@@ -37,8 +37,6 @@ import io.ql3.worker.transport.credentials.CredentialProvider;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent's parts, opened in the start-up order and closed in the shutdown order ({@link
@@ -52,9 +50,7 @@ final class AgentParts {
   private final WorkerAgent.Environment env;
   private final EventLog log;
   private final SystemdService systemd;
-  private final AtomicInteger signals;
-  private final AtomicBoolean reloadRequested;
-  private final AtomicInteger exitCode;
+  private final AgentControls controls;
   private final AgentMetrics metrics;
   private final RunUsageBook usage;
   private final AgentReports reports;
@@ -74,9 +70,7 @@ final class AgentParts {
   AgentParts(
       AgentConfig config,
       WorkerAgent.Environment env,
-      AtomicInteger signals,
-      AtomicBoolean reloadRequested,
-      AtomicInteger exitCode,
+      AgentControls controls,
       AgentMetrics metrics,
       AgentReports reports,
       AgentStep step) {
@@ -84,9 +78,7 @@ final class AgentParts {
     this.env = env;
     this.log = env.log();
     this.systemd = env.systemd();
-    this.signals = signals;
-    this.reloadRequested = reloadRequested;
-    this.exitCode = exitCode;
+    this.controls = controls;
     this.metrics = metrics;
     this.usage = new RunUsageBook(metrics);
     this.reports = reports;
@@ -156,8 +148,8 @@ final class AgentParts {
                   files,
                   env.ticker(),
                   reports::waitingForCredentials,
-                  () -> signals.get() > 0,
-                  () -> reloadRequested.getAndSet(false))
+                  () -> controls.signals.get() > 0,
+                  () -> controls.reloadRequested.getAndSet(false))
               .await();
       if (loaded.isEmpty()) {
         log.info(
@@ -207,7 +199,8 @@ final class AgentParts {
     }
 
     // 2. The journal, owned and reconciled, before any register.
-    JournalStartup journalStartup = new JournalStartup(config, log, env.waitForRecovery(), signals);
+    JournalStartup journalStartup =
+        new JournalStartup(config, log, env.waitForRecovery(), controls.signals);
     int journalCode = journalStartup.open();
     if (journalCode != ExitCode.OK.code()) {
       return journalCode;
@@ -356,7 +349,7 @@ final class AgentParts {
             config.journal().dir(),
             "problem",
             String.valueOf(e.getMessage()));
-        exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.IOERR.code());
+        controls.exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.IOERR.code());
       }
       var stats =
           journal.stats(); // group commits over this process's life: forces per run in benchmarks

@@ -16,9 +16,6 @@ import io.ql3.worker.runtime.session.SessionState;
 import io.ql3.worker.runtime.systemd.SystemdService;
 import io.ql3.worker.transport.credentials.CredentialProvider;
 import java.util.Optional;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The agent's {@link Phase} and the one cadence step that moves it, on {@code ql3-cadence} only (so
@@ -47,10 +44,7 @@ final class AgentStep {
   private final WorkerAgent.Environment env;
   private final EventLog log;
   private final SystemdService systemd;
-  private final AtomicInteger signals;
-  private final AtomicBoolean reloadRequested;
-  private final CountDownLatch stopped;
-  private final AtomicInteger exitCode;
+  private final AgentControls controls;
   private final AgentReports reports;
 
   /** A suspend stops the ticker, not the server's clock: 5 s, or 3 cadence periods if longer. */
@@ -70,19 +64,13 @@ final class AgentStep {
   AgentStep(
       AgentConfig config,
       WorkerAgent.Environment env,
-      AtomicInteger signals,
-      AtomicBoolean reloadRequested,
-      CountDownLatch stopped,
-      AtomicInteger exitCode,
+      AgentControls controls,
       AgentReports reports) {
     this.config = config;
     this.env = env;
     this.log = env.log();
     this.systemd = env.systemd();
-    this.signals = signals;
-    this.reloadRequested = reloadRequested;
-    this.stopped = stopped;
-    this.exitCode = exitCode;
+    this.controls = controls;
     this.reports = reports;
     this.clockGaps = new ClockGapDetector(Math.max(5_000_000_000L, 3 * config.cadence().toNanos()));
   }
@@ -118,7 +106,7 @@ final class AgentStep {
 
   /** One cadence step (the cadence's {@code Step}). */
   void step(long now) {
-    int signalCount = signals.get();
+    int signalCount = controls.signals.get();
     if (signalCount >= 1 && phase != Phase.DRAINING && phase != Phase.STOPPED) {
       beginDrain(now);
     }
@@ -128,7 +116,7 @@ final class AgentStep {
       plane.cancelAll(SHUTDOWN_NOW);
     }
 
-    if (reloadRequested.getAndSet(false)) {
+    if (controls.reloadRequested.getAndSet(false)) {
       reload();
     }
     noticeCredentialChange();
@@ -262,7 +250,7 @@ final class AgentStep {
       enter(Phase.STOPPED);
       log.info("agent.stopped", "session_state", s);
       reports.writeStatus(now);
-      stopped.countDown();
+      controls.stopped.countDown();
     }
   }
 
@@ -275,9 +263,9 @@ final class AgentStep {
           String.valueOf(e.getMessage()),
           "action",
           "stopping: nothing more can be recorded; runs in flight will be reported uncertain after restart");
-      exitCode.set(ExitCode.IOERR.code());
+      controls.exitCode.set(ExitCode.IOERR.code());
       enter(Phase.STOPPED);
-      stopped.countDown();
+      controls.stopped.countDown();
       return;
     }
     log.error("agent.step_failed", "problem", String.valueOf(e), "error", e);

@@ -7,10 +7,7 @@ import io.ql3.worker.runtime.metrics.AgentMetrics;
 import io.ql3.worker.runtime.systemd.SystemdService;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The product composition root: it alone owns the start-up and shutdown order (contract section 7,
@@ -83,10 +80,7 @@ public final class WorkerAgent {
   }
 
   private final EventLog log;
-  private final CountDownLatch stopped = new CountDownLatch(1);
-  private final AtomicInteger signals = new AtomicInteger();
-  private final AtomicInteger exitCode = new AtomicInteger(ExitCode.OK.code());
-  private final AtomicBoolean reloadRequested = new AtomicBoolean();
+  private final AgentControls controls = new AgentControls();
   private final AgentStep step;
   private final AgentParts parts;
 
@@ -94,9 +88,8 @@ public final class WorkerAgent {
     this.log = env.log();
     AgentMetrics metrics = new AgentMetrics();
     AgentReports reports = new AgentReports(config, env, metrics);
-    this.step = new AgentStep(config, env, signals, reloadRequested, stopped, exitCode, reports);
-    this.parts =
-        new AgentParts(config, env, signals, reloadRequested, exitCode, metrics, reports, step);
+    this.step = new AgentStep(config, env, controls, reports);
+    this.parts = new AgentParts(config, env, controls, metrics, reports, step);
   }
 
   /**
@@ -107,16 +100,16 @@ public final class WorkerAgent {
     int code = parts.start();
     if (code != ExitCode.OK.code() || step.phase() == Phase.STOPPED) {
       parts.closeQuietly();
-      return code != ExitCode.OK.code() ? code : exitCode.get();
+      return code != ExitCode.OK.code() ? code : controls.exitCode.get();
     }
     try {
-      stopped.await();
+      controls.stopped.await();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
     parts.closeQuietly();
-    log.info("agent.exit", "code", exitCode.get());
-    return exitCode.get();
+    log.info("agent.exit", "code", controls.exitCode.get());
+    return controls.exitCode.get();
   }
 
   /**
@@ -124,7 +117,7 @@ public final class WorkerAgent {
    * once (the agent still waits for their results and delivers them). Safe from any thread.
    */
   public void requestShutdown() {
-    int n = signals.incrementAndGet();
+    int n = controls.signals.incrementAndGet();
     log.info("agent.signal", "count", n, "action", n == 1 ? "drain" : "cancel-runs");
     parts.wakeCadence();
   }
@@ -135,7 +128,7 @@ public final class WorkerAgent {
    * any thread.
    */
   public void requestReload() {
-    reloadRequested.set(true);
+    controls.reloadRequested.set(true);
     log.info(
         "agent.signal",
         "signal",
@@ -147,7 +140,7 @@ public final class WorkerAgent {
 
   /** Waits for the agent to stop (tests). */
   public boolean awaitStopped(Duration timeout) throws InterruptedException {
-    return stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return controls.stopped.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   public Phase phase() {
