@@ -3,7 +3,11 @@ package io.ql3.worker.capacity;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalException;
 import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.RunFact;
+import io.ql3.worker.journal.RunKey;
 import io.ql3.worker.journal.SessionStatus;
+import java.util.Collection;
+import java.util.List;
 import java.util.Objects;
 
 /**
@@ -32,7 +36,19 @@ public final class CapacityOracle {
 
   /** The capacity to publish in the given lifecycle phase. */
   public Capacity compute(LifecyclePhase phase) {
+    return compute(phase, List.of());
+  }
+
+  /**
+   * The capacity for a record queued in the journal behind the settlements of these attempts
+   * (acknowledged or superseded, possibly not durable yet): a held run among them counts as free,
+   * because the record can only become durable after its settlement, so what it commits to (a pull
+   * reservation) holds only once that slot is free. An attempt the durable facts no longer hold is
+   * not counted twice. Only the held-and-reserved rule uses them; every zero rule stays zero.
+   */
+  public Capacity compute(LifecyclePhase phase, Collection<RunKey> settling) {
     Objects.requireNonNull(phase, "phase");
+    Objects.requireNonNull(settling, "settling");
     int max = limits.maxConcurrentRuns();
     if (phase == LifecyclePhase.RECOVERY_REQUIRED) {
       return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
@@ -63,9 +79,25 @@ public final class CapacityOracle {
     if (journal.usableSpaceBytes() < limits.freeSpaceFloorBytes()) {
       return zero(Capacity.Limit.DISK_SPACE);
     }
-    long free = (long) max - facts.heldRuns() - facts.reservedSlots();
+    long free = (long) max - facts.heldRuns() + heldAmong(facts, settling) - facts.reservedSlots();
     int slots = (int) Math.max(0, Math.min(max, free));
     return new Capacity(slots, max, Capacity.Limit.HELD_AND_RESERVED);
+  }
+
+  private static int heldAmong(JournalFacts facts, Collection<RunKey> keys) {
+    if (keys.isEmpty()) {
+      return 0;
+    }
+    int n = 0;
+    for (List<RunFact> list :
+        List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
+      for (RunFact f : list) {
+        if (keys.contains(f.key())) {
+          n++;
+        }
+      }
+    }
+    return n;
   }
 
   private Capacity zero(Capacity.Limit why) {

@@ -18,6 +18,7 @@ import io.ql3.worker.journal.JournalRecord.ResultRecorded;
 import io.ql3.worker.journal.JournalRecord.RunStarted;
 import io.ql3.worker.journal.JournalRecord.SessionRegistered;
 import io.ql3.worker.journal.Outcome;
+import io.ql3.worker.journal.RunKey;
 import io.ql3.worker.journal.RunResult;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -260,6 +261,48 @@ class CapacityOracleTest {
       assertThat(oracle.compute(LifecyclePhase.ACTIVE).availableSlots()).isEqualTo(2);
       assertThat(oracle.compute(LifecyclePhase.DRAINING).availableSlots()).isZero();
     }
+  }
+
+  @Test
+  void aHeldRunWhoseSettlementIsQueuedAheadCountsAsFreeOnce() {
+    CapacityOracle oracle =
+        new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_HELD));
+    // Held: accepted, running, pending (3); reserved 2: 3 free without settlements.
+    assertThat(
+            oracle
+                .compute(
+                    LifecyclePhase.ACTIVE,
+                    List.of(new RunKey("pending", 1), new RunKey("running", 1)))
+                .availableSlots())
+        .isEqualTo(5);
+    // "settled" is no longer held by the facts (its acknowledgement already landed), "unknown"
+    // never was: neither is counted again.
+    assertThat(
+            oracle
+                .compute(
+                    LifecyclePhase.ACTIVE,
+                    List.of(new RunKey("settled", 1), new RunKey("unknown", 1)))
+                .availableSlots())
+        .isEqualTo(3);
+  }
+
+  @Test
+  void settlementsQueuedAheadChangeNoZeroRule() {
+    List<RunKey> pending = List.of(new RunKey("pending", 1));
+    assertThat(
+            new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_HELD))
+                .compute(LifecyclePhase.DRAINING, pending))
+        .isEqualTo(new Capacity(0, MAX, Limit.LIFECYCLE));
+    assertThat(
+            new CapacityOracle(
+                    new CapacityLimits(MAX, Long.MAX_VALUE), views.get(JState.ACTIVE_HELD))
+                .compute(LifecyclePhase.ACTIVE, pending))
+        .isEqualTo(new Capacity(0, MAX, Limit.DISK_SPACE));
+    assertThat(
+            new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_OVERBOOKED))
+                .compute(LifecyclePhase.ACTIVE, List.of(new RunKey("r0", 1))))
+        .as("6 held, 5 reserved, one settling: still overbooked")
+        .isEqualTo(new Capacity(0, MAX, Limit.HELD_AND_RESERVED));
   }
 
   @Test

@@ -159,7 +159,10 @@ public final class Journal implements AutoCloseable {
     return futures;
   }
 
-  /** The durable derived state (waits at most for the force in progress). */
+  /**
+   * The derived state at the last commit point: every record whose {@link #append} returned or
+   * whose future completed, none that is not durable yet. Never waits for the disk.
+   */
   public JournalFacts facts() {
     return writer.facts();
   }

@@ -19,10 +19,11 @@ import java.util.zip.CRC32C;
  * timer).
  *
  * <p><b>The commit point</b> is the return of {@code force(false)} on the active segment in {@link
- * #writeBatch}: only then does {@code durableSeq} catch up with {@code appliedSeq} and do the
- * batch's futures complete. Records are applied to the state before the write (under {@code
- * stateLock}), but {@link #facts} waits until {@code appliedSeq == durableSeq}, so nobody reads a
- * record that is not durable yet.
+ * #writeBatch}: only then are the batch's facts published and do its futures complete. Records are
+ * applied to the state before the write (under {@code stateLock}); the facts of the state as it
+ * stands at the commit point are published then, and {@link #facts} returns the last ones published
+ * without waiting for a force in progress, so nobody reads a record that is not durable yet and
+ * nobody waits for the disk to read.
  *
  * <p>Guarantees: a batch is one write and one force and never spans two segments (what does not fit
  * waits for the next round, after a roll or a compaction by {@link SegmentRoller}); a group entry
@@ -45,11 +46,13 @@ final class JournalWriter {
   private volatile Status status;
   private volatile Throwable failure;
   private volatile CompletableFuture<Long> compactRequest;
+
+  /** The facts at the last commit point (set under {@code stateLock}, read without it). */
+  private volatile JournalFacts durableFacts;
+
   private Thread thread;
 
   // Writer-thread state.
-  private long appliedSeq;
-  private long durableSeq;
   private ByteBuffer batchBuf;
   // Written by the writer thread only; read racily (volatile) for metrics.
   private volatile long statRecords;
@@ -67,8 +70,6 @@ final class JournalWriter {
     this.problem = problem;
     this.queue = new ArrayBlockingQueue<>(config.queueCapacity());
     this.segments = new SegmentRoller(config, storage, hook, state, crc);
-    this.appliedSeq = state.lastSeq();
-    this.durableSeq = state.lastSeq();
   }
 
   /** Recovery found a problem: the journal serves read-only facts, the thread never starts. */
@@ -80,6 +81,9 @@ final class JournalWriter {
   void start(Recovery.Plan plan) throws IOException {
     batchBuf = ByteBuffer.allocateDirect(config.segmentBytes());
     segments.open(plan);
+    synchronized (stateLock) {
+      durableFacts = state.facts(null);
+    }
     become(Status.OPEN);
     thread =
         new Thread(
@@ -128,17 +132,16 @@ final class JournalWriter {
     }
   }
 
-  /** {@link Journal#facts}: the durable derived state (waits at most for the force in progress). */
+  /**
+   * {@link Journal#facts}: the facts at the last commit point. Never waits for a force in progress:
+   * it holds every record whose append returned (or whose future completed) and none that is not
+   * durable yet.
+   */
   JournalFacts facts() {
+    if (status == Status.OPEN) {
+      return durableFacts;
+    }
     synchronized (stateLock) {
-      while (status == Status.OPEN && appliedSeq != durableSeq) {
-        try {
-          stateLock.wait();
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          throw new JournalException("interrupted while reading facts", e);
-        }
-      }
       if (status == Status.FAILED) {
         throw (JournalFailedException) unusable();
       }
@@ -224,12 +227,9 @@ final class JournalWriter {
     return true;
   }
 
-  /** Last step of {@link Journal#close}, whatever releasing the lock did: CLOSED, readers woken. */
+  /** Last step of {@link Journal#close}, whatever releasing the lock did: CLOSED. */
   void closed() {
     become(Status.CLOSED);
-    synchronized (stateLock) {
-      stateLock.notifyAll();
-    }
   }
 
   /**
@@ -335,9 +335,6 @@ final class JournalWriter {
     while ((p = queue.poll()) != null) {
       p.fail(ex);
     }
-    synchronized (stateLock) {
-      stateLock.notifyAll();
-    }
   }
 
   /**
@@ -394,7 +391,6 @@ final class JournalWriter {
         written.add(p);
         seqs.add(seq);
       }
-      appliedSeq = state.lastSeq();
     }
     if (lastFrame < 0) {
       return;
@@ -409,8 +405,7 @@ final class JournalWriter {
     statForces++;
     statRecords += written.size();
     synchronized (stateLock) {
-      durableSeq = appliedSeq;
-      stateLock.notifyAll();
+      durableFacts = state.facts(null);
     }
     for (int i = 0; i < written.size(); i++) {
       written.get(i).done.complete(seqs.get(i));

@@ -155,6 +155,28 @@ class FaultTest {
     }
   }
 
+  @Test
+  void factsDoNotWaitForAForceInProgressAndHoldNoneOfItsRecords() throws Exception {
+    FaultyStorage st = new FaultyStorage(new FileStorage(dir));
+    try (Journal j = Journal.open(config(dir), st, p -> {})) {
+      j.append(session());
+      st.writerGate = new CountDownLatch(1);
+      CompletableFuture<Long> offer = j.appendAsync(offer("a"));
+      try {
+        st.writerAtGate.await(); // the batch holding "a" is applied and being written, not forced
+        // Read on another thread: with a facts() that waits for the batch, this is the broken run.
+        JournalFacts during =
+            CompletableFuture.supplyAsync(j::facts).get(10, java.util.concurrent.TimeUnit.SECONDS);
+        assertThat(during.accepted()).as("not durable yet").isEmpty();
+        assertThat(offer).isNotDone();
+      } finally {
+        st.writerGate.countDown();
+      }
+      offer.join();
+      assertThat(j.facts().accepted()).extracting(f -> f.key().runId()).containsExactly("a");
+    }
+  }
+
   private static String stackOf(Thread t) {
     return Arrays.toString(t.getStackTrace());
   }

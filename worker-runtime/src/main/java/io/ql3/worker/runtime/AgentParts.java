@@ -295,7 +295,7 @@ final class AgentParts {
                 64),
             ids,
             executionClock,
-            () -> oracle.compute(step.lifecycle()).availableSlots(),
+            settling -> oracle.compute(step.lifecycle(), settling).availableSlots(),
             new PlaneEvents(log, metrics, usage, reports, session),
             wake,
             random);

@@ -88,6 +88,9 @@ class CredentialRotationTest {
             Duration.ofSeconds(60),
             () -> {
               List<ConnectionRegistry.ConnectionView> c = cp.connections();
+              if (c.isEmpty()) {
+                return false; // the old connection is gone, the new one not yet open
+              }
               ConnectionRegistry.ConnectionView last = c.get(c.size() - 1);
               return c.size() > connectionsBefore
                   && last.openedAtMs() >= swappedAt

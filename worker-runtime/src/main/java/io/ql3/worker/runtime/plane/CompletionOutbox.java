@@ -19,8 +19,10 @@ import io.ql3.worker.runtime.answer.Reaction;
 import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.transport.Backoff;
+import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
@@ -45,6 +47,9 @@ final class CompletionOutbox {
 
   /** Recorded results waiting for (or in) delivery, by attempt. */
   private final Map<RunKey, Delivery> deliveries = new LinkedHashMap<>();
+
+  /** Settlements queued in the journal and not yet known durable, oldest first. */
+  private final ArrayDeque<Settling> settling = new ArrayDeque<>();
 
   /** The last settlement queued in the journal (null before the first). */
   private CompletableFuture<Long> lastSettlement;
@@ -168,7 +173,8 @@ final class CompletionOutbox {
         }
         case SETTLE_SUPERSEDED -> {
           if (!d.redelivery) {
-            journalSettlement(new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
+            journalSettlement(
+                d.key, new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
           }
           paths.cleanUp(d.runId.value(), d.request.attempt());
           it.remove();
@@ -209,29 +215,39 @@ final class CompletionOutbox {
   private void settle(Delivery d, Disposition disposition) {
     if (!d.redelivery) {
       journalSettlement(
+          d.key,
           new JournalRecord.CompletionAcknowledged(
               d.runId.value(), d.request.attempt(), disposition));
     }
     paths.cleanUp(d.runId.value(), d.request.attempt());
   }
 
-  private void journalSettlement(JournalRecord settlement) {
+  private void journalSettlement(RunKey key, JournalRecord settlement) {
     lastSettlement = journal.appendAsync(settlement);
     lastSettlementWatched = false;
+    settling.addLast(new Settling(key, lastSettlement));
   }
 
   /**
-   * Wakes the cadence once every settlement journaled so far is durable (at once if it already is).
-   * The slots are the journal's durable facts, so a settled run's slot is free only then: a pull
-   * that found no free slot while a settlement was still on its way to the disk would otherwise
-   * wait up to the next period (250 ms on the node profile), since nothing else wakes the cadence.
-   * Watches each settlement at most once; the journal completes its futures in order, after the
-   * facts include them.
+   * The settlements queued in the journal and not known durable: a record queued now lands behind
+   * them. The journal completes its futures in order, so the done ones are at the head. One that is
+   * not done may already be in the facts (they are published just before the futures complete).
    */
-  void wakeWhenSettlementsDurable() {
-    if (lastSettlement != null && !lastSettlementWatched) {
-      lastSettlementWatched = true;
-      lastSettlement.whenComplete((seq, e) -> wake.run());
+  List<Settling> settling() {
+    while (!settling.isEmpty() && settling.peekFirst().write.isDone()) {
+      settling.pollFirst();
+    }
+    return List.copyOf(settling);
+  }
+
+  /** A settlement on its way to the disk: the attempt it settles and its journal write. */
+  static final class Settling {
+    final RunKey key;
+    final CompletableFuture<Long> write;
+
+    Settling(RunKey key, CompletableFuture<Long> write) {
+      this.key = key;
+      this.write = write;
     }
   }
 
@@ -243,7 +259,10 @@ final class CompletionOutbox {
     if (lastSettlement == null || lastSettlement.isDone()) {
       return true;
     }
-    wakeWhenSettlementsDurable();
+    if (!lastSettlementWatched) { // each settlement is watched once: no wake loop
+      lastSettlementWatched = true;
+      lastSettlement.whenComplete((seq, e) -> wake.run());
+    }
     return false;
   }
 

@@ -77,6 +77,11 @@ final class PlaneHarness implements AutoCloseable {
   /** The free slots the plane is told (the capacity oracle's answer); 1 unless a test says. */
   volatile int freeSlots = 1;
 
+  /**
+   * What the plane asks for free slots: {@link #freeSlots}, unless a test puts a real oracle here.
+   */
+  volatile FreeSlots slots = settling -> freeSlots;
+
   PlaneHarness(Path dir, Alpn alpn, List<String> executors, ClassLoader executorLoader)
       throws Exception {
     DevPki pki = new DevPki(dir.resolve("pki"), Duration.ofDays(30));
@@ -129,7 +134,7 @@ final class PlaneHarness implements AutoCloseable {
                 4),
             new Uuid7Generator(Clock.systemUTC(), new Random(7)),
             clock,
-            () -> freeSlots,
+            settling -> slots.behind(settling),
             new PlaneListener() {
               @Override
               public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
@@ -241,8 +246,21 @@ final class PlaneHarness implements AutoCloseable {
         .get(0);
   }
 
+  /**
+   * A step, and the steps that its journal writes wake: what it queued for the disk is acted on.
+   */
   void tick(SessionLease permit) {
     plane.tick(now, Optional.ofNullable(permit), false);
+    while (plane.journalStepOwed()) {
+      // Each write the plane acts on wakes it once: that wake is consumed here, not by answer().
+      try {
+        assertThat(wakes.tryAcquire(10, TimeUnit.SECONDS)).as("the journal's force").isTrue();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError("interrupted", e);
+      }
+      plane.tick(now, Optional.ofNullable(permit), false);
+    }
   }
 
   /** Waits for an answer (or a finished run) that must arrive, then applies it with a tick. */
@@ -282,6 +300,10 @@ final class PlaneHarness implements AutoCloseable {
     /** The canonical bytes of every completion sent, in order. */
     final List<byte[]> completions = Collections.synchronizedList(new ArrayList<>());
 
+    /** The answer of every completion sent, in order. */
+    final List<CompletableFuture<Answer<CompleteResponse>>> completionAnswers =
+        Collections.synchronizedList(new ArrayList<>());
+
     /** How a long poll reaches the transport (default: the real h2-only long poll). */
     volatile Function<Object[], CompletableFuture<IngressResult<PullResponse>>> longPollRoute;
 
@@ -309,7 +331,10 @@ final class PlaneHarness implements AutoCloseable {
         SessionId s, RunId run, CompleteRequest r) {
       calls.add("complete " + run.value() + " " + r.attempt() + " session " + s.value());
       completions.add(r.toCanonicalBytes());
-      return client.complete(s, run, r).thenApply(IngressResult::answer);
+      CompletableFuture<Answer<CompleteResponse>> answer =
+          client.complete(s, run, r).thenApply(IngressResult::answer);
+      completionAnswers.add(answer);
+      return answer;
     }
 
     @Override

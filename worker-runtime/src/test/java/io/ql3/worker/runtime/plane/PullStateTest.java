@@ -21,7 +21,9 @@ class PullStateTest {
     }
     assertThat(allowed)
         .containsExactlyInAnyOrder(
-            "IDLE->ON_THE_WIRE",
+            "IDLE->RESERVING",
+            "RESERVING->ON_THE_WIRE",
+            "RESERVING->IDLE",
             "ON_THE_WIRE->IDLE",
             "ON_THE_WIRE->AWAITING_RESEND",
             "ON_THE_WIRE->BLOCKED_ON_HTTP1",
