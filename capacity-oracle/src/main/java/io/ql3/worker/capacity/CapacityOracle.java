@@ -7,8 +7,10 @@ import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.journal.RunKey;
 import io.ql3.worker.journal.SessionStatus;
 import java.util.Collection;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
+import java.util.Set;
 
 /**
  * The only source of the capacity the agent publishes: {@code availableSlots = maxConcurrentRuns −
@@ -88,11 +90,12 @@ public final class CapacityOracle {
     if (keys.isEmpty()) {
       return 0;
     }
+    Set<RunKey> settling = keys instanceof Set<RunKey> set ? set : new HashSet<>(keys);
     int n = 0;
     for (List<RunFact> list :
         List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
       for (RunFact f : list) {
-        if (keys.contains(f.key())) {
+        if (settling.contains(f.key())) {
           n++;
         }
       }

@@ -20,6 +20,7 @@ import io.ql3.worker.runtime.answer.Reactions;
 import io.ql3.worker.runtime.cadence.Deadline;
 import io.ql3.worker.transport.Backoff;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -230,14 +231,31 @@ final class CompletionOutbox {
 
   /**
    * The settlements queued in the journal and not known durable: a record queued now lands behind
-   * them. The journal completes its futures in order, so the done ones are at the head. One that is
-   * not done may already be in the facts (they are published just before the futures complete).
+   * them. The journal completes the futures of written records in order (a refused one fails at
+   * once), so the done ones are mostly at the head; the rest are skipped. One that is not done may
+   * already be in the facts (they are published just before the futures complete).
    */
   List<Settling> settling() {
     while (!settling.isEmpty() && settling.peekFirst().write.isDone()) {
       settling.pollFirst();
     }
-    return List.copyOf(settling);
+    List<Settling> out = new ArrayList<>(settling.size());
+    for (Settling st : settling) {
+      if (!st.write.isDone()) {
+        out.add(st);
+      }
+    }
+    return out;
+  }
+
+  /** True when this attempt's settlement is queued in the journal and not known durable. */
+  boolean settling(RunKey key) {
+    for (Settling st : settling) {
+      if (st.key.equals(key) && !st.write.isDone()) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** A settlement on its way to the disk: the attempt it settles and its journal write. */

@@ -29,10 +29,7 @@ import java.util.random.RandomGenerator;
  * parts: the {@link OfferIntake} (write-ahead records, then launch), the {@link CompletionOutbox}
  * (results to the server) and the {@link PullLoop} (one pull, in an explicit {@link PullState});
  * every answer is handled by its row of the reaction table. It owns no timer and no thread;
- * executors finish on their own threads and only wake the cadence. A step never waits for the disk:
- * what must be durable before an action is queued in the journal, whose future wakes the cadence,
- * and a later step takes the action (launch, delivery, send); meanwhile other answers are handled
- * and their records ride the next force.
+ * executors finish on their own threads and only wake the cadence.
  *
  * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted → run
  * started → launch; result recorded → completion sent; acknowledged (may ride a later group
@@ -150,14 +147,12 @@ public final class ExecutionPlane {
   // ------------------------------------------------------------------ the step
 
   /**
-   * One step: launch accepted runs whose records are durable, record finished runs, handle
-   * completion answers, deliver completions (first), then handle a pull answer and pull again when
-   * there is a reason to. The gate is read when a pull answer is harvested and when a pull is sent,
-   * so an answer applied earlier in this very step that fenced or suspended the session stops
-   * pulling at once.
+   * One step: record finished runs, handle completion answers, deliver completions (first), then
+   * handle a pull answer and pull again when there is a reason to. The gate is read when a pull
+   * answer is harvested and when a pull is sent, so an answer applied earlier in this very step
+   * that fenced or suspended the session stops pulling at once.
    */
   public void tick(long now, PullGate gate) {
-    intake.launchDurable();
     if (intake.recordFinished()) {
       pulls.wanted(); // a slot may be free
     }
@@ -216,20 +211,6 @@ public final class ExecutionPlane {
         && outbox.isEmpty()
         && pulls.state() == PullState.IDLE
         && outbox.settlementsDurable();
-  }
-
-  /**
-   * True while a record this plane queued in the journal waits for the step that acts on it (a
-   * launch, a completion, a pull), durable or not yet: its force wakes the cadence once. For tests
-   * that drive the steps by hand.
-   */
-  boolean journalStepOwed() {
-    return intake.journalStepOwed() || pulls.state() == PullState.RESERVING;
-  }
-
-  /** True while one of those records is not durable yet. For tests that drive the steps by hand. */
-  boolean waitingForDisk() {
-    return intake.waitingForDisk() || pulls.waitingForDisk();
   }
 
   /** True while a pull is on the wire or waiting to be resent. */

@@ -1,7 +1,10 @@
 package io.ql3.worker.runtime.plane;
 
+import io.ql3.worker.contract.ExecutorSpec;
 import io.ql3.worker.contract.Failure;
+import io.ql3.worker.contract.FailureCategory;
 import io.ql3.worker.contract.Offer;
+import io.ql3.worker.contract.OfferRejection;
 import io.ql3.worker.contract.Outcome;
 import io.ql3.worker.contract.PullId;
 import io.ql3.worker.contract.PullResponse;
@@ -21,10 +24,10 @@ import io.ql3.worker.runtime.exec.ExecutorRegistry;
 import io.ql3.worker.runtime.exec.PrepareFailedException;
 import io.ql3.worker.runtime.exec.PreparedRun;
 import io.ql3.worker.runtime.exec.RunHandle;
+import io.ql3.worker.runtime.exec.SpecRejectedException;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -33,14 +36,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Offer intake: the offers of one pull answer become journal records first (offer accepted, then
- * run started or its result), in ONE group commit, and only once that is durable are the prepared
- * runs launched; a run prepared and not launched is always discarded. It owns the runs from their
- * acceptance until their results are durable and handed to the {@link CompletionOutbox}.
- *
- * <p>The cadence thread never waits for the disk here: a group commit is queued, the step goes on,
- * and the journal's future wakes the cadence when it is durable; a later step acts on it (launches,
- * or hands results over). While one force is on its way the step handles other answers, whose
- * records ride the next force.
+ * run started or its result), in ONE group commit, and only then are the prepared runs launched; a
+ * run prepared and not launched is always discarded (try/finally). It owns the launched runs until
+ * their results are recorded and handed to the {@link CompletionOutbox}.
  */
 final class OfferIntake {
   private final Journal journal;
@@ -51,11 +49,8 @@ final class OfferIntake {
   private final Runnable wake;
   private final CompletionOutbox outbox;
 
-  /** Launched runs, by attempt, until their results are durable. */
+  /** Launched runs, by attempt. */
   private final Map<RunKey, LiveRun> running = new LinkedHashMap<>();
-
-  /** Accepted offers whose records are on their way to the disk. */
-  private final StartingRuns starting = new StartingRuns();
 
   OfferIntake(
       Journal journal,
@@ -74,45 +69,15 @@ final class OfferIntake {
     this.outbox = outbox;
   }
 
-  /** Runs held here: launched or about to be, and not yet handed to the outbox. */
   int runningCount() {
-    return running.size() + starting.preparedCount();
+    return running.size();
   }
 
   boolean isEmpty() {
-    return running.isEmpty() && starting.isEmpty();
+    return running.isEmpty();
   }
 
-  /** True while an answer's records or a finished run's result wait for the step that uses them. */
-  boolean journalStepOwed() {
-    if (!starting.isEmpty()) {
-      return true;
-    }
-    for (LiveRun r : running.values()) {
-      if (r.resultWrite != null) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /** True while an answer's records or a finished run's result are on their way to the disk. */
-  boolean waitingForDisk() {
-    if (starting.waitingForDisk()) {
-      return true;
-    }
-    for (LiveRun r : running.values()) {
-      if (r.resultWrite != null && !r.resultWrite.isDone()) {
-        return true;
-      }
-    }
-    return false;
-  }
-
-  /**
-   * Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. A run about to
-   * be launched is launched cancelled: its executor ends it at once.
-   */
+  /** Cancels these runs (a heartbeat's {@code cancelRuns}); unknown ones are ignored. */
   void cancel(List<RunId> runIds) {
     for (RunId id : runIds) {
       for (LiveRun r : running.values()) {
@@ -120,92 +85,48 @@ final class OfferIntake {
           r.cancellation.cancel(CancellationSignal.DEFAULT_REASON);
         }
       }
-      starting.cancel(id.value(), CancellationSignal.DEFAULT_REASON);
     }
   }
 
-  /** Cancels every run cooperatively (drain timeout, second signal). */
+  /** Cancels every running run cooperatively (drain timeout, second signal). */
   void cancelAll(Failure reason) {
     for (LiveRun r : running.values()) {
       r.cancellation.cancel(reason);
     }
-    starting.cancel(null, reason);
   }
 
   /**
-   * Launches the prepared runs of every answer whose records are durable, in answer order, and
-   * queues its never-started offers' results for delivery.
+   * Records the results of finished runs (durable before their completions are queued).
    *
-   * @throws RuntimeException the journal failed or refused one of an answer's records: none of that
-   *     answer's runs is launched (all discarded), and the step fails
-   */
-  void launchDurable() {
-    StartingRuns.Answer a;
-    while ((a = starting.pollDurable()) != null) {
-      int launched = 0;
-      try {
-        a.awaitWrites(); // a failed or refusing journal throws: nothing of this answer is launched
-        for (StartingRuns.NeverStarted n : a.never) {
-          outbox.queue(n.accepted, n.result, false);
-        }
-        for (StartingRuns.Prepared s : a.prepared) {
-          RunHandle handle = s.run.launch();
-          launched++;
-          LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
-          running.put(live.key, live);
-          handle.result().whenComplete((r, e) -> wake.run());
-          listener.runStarted(live.runId, live.attempt, handle.pid());
-        }
-      } finally {
-        // Whatever failed above (the journal, a launch): no prepared run is left holding its log.
-        for (int i = launched; i < a.prepared.size(); i++) {
-          a.prepared.get(i).run.discard();
-        }
-      }
-    }
-  }
-
-  /**
-   * Hands the runs whose results are durable to the outbox (a result is durable before its
-   * completion is queued), then queues the results of the runs that finished since, as one group
-   * commit that wakes the cadence when it is durable.
-   *
-   * @return true when a run finished or its result became durable (a slot may soon be free)
-   * @throws RuntimeException the journal failed or refused a result
+   * @return true when a run finished (a slot may be free)
    */
   boolean recordFinished() {
-    boolean changed = false;
     List<LiveRun> done = new ArrayList<>();
-    Iterator<LiveRun> it = running.values().iterator();
-    while (it.hasNext()) {
-      LiveRun r = it.next();
-      if (r.resultWrite != null) {
-        if (r.resultWrite.isDone()) {
-          r.resultWrite.join(); // a failed journal throws: the agent stops taking work
-          it.remove();
-          outbox.queue(r.offer, r.result, false);
-          listener.runFinished(r.runId, r.attempt, r.result);
-          changed = true;
-        }
-      } else if (r.handle.result().isDone()) {
+    for (LiveRun r : running.values()) {
+      if (r.handle.result().isDone()) {
         done.add(r);
       }
     }
     if (done.isEmpty()) {
-      return changed;
+      return false;
     }
     List<JournalRecord> records = new ArrayList<>(done.size());
+    List<io.ql3.worker.journal.RunResult> results = new ArrayList<>(done.size());
     for (LiveRun r : done) {
       ExecutionResult er = r.handle.result().join();
-      r.result = JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
-      records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, r.result));
+      io.ql3.worker.journal.RunResult jr =
+          JournalMapping.toJournal(er.outcome(), er.failure(), er.run());
+      results.add(jr);
+      records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
     }
-    // One group commit for all of them; the journal completes its futures in order.
-    List<CompletableFuture<Long>> writes = journal.appendAllAsync(records);
+    // The result is durable before its completion is sent: one group commit for all of them.
+    appendAll(records);
     for (int i = 0; i < done.size(); i++) {
-      done.get(i).resultWrite = writes.get(i);
+      LiveRun r = done.get(i);
+      running.remove(r.key);
+      outbox.queue(r.offer, results.get(i), false);
+      listener.runFinished(r.runId, r.attempt, results.get(i));
     }
-    wakeWhenAllDone(writes);
     return true;
   }
 
@@ -213,103 +134,124 @@ final class OfferIntake {
    * Handles the offers of one pull answer with ONE group commit before anything runs: for each new
    * offer, "offer accepted" and then either "run started" (prepared, about to launch) or its result
    * (refused, or preparation failed); then the reservation is closed. Only after that force are the
-   * prepared runs launched ({@link #launchDurable}, in a later step woken by the force): both
-   * write-ahead rules hold (the offer is durable before it is acted on, the start is durable before
-   * the launch) at the cost of one force per answer, which may be shared with other records.
-   *
-   * @return how many runs will be launched once the records are durable
+   * prepared runs launched: both write-ahead rules hold (the offer is durable before it is acted
+   * on, the start is durable before the launch) at the cost of one force per answer.
    */
   int accept(SessionLease lease, PullId pullId, PullResponse resp, boolean mayRun) {
     JournalFacts facts = journal.facts();
     List<JournalRecord> records = new ArrayList<>();
-    List<StartingRuns.Prepared> prepared = new ArrayList<>();
-    List<StartingRuns.NeverStarted> failed = new ArrayList<>();
-    for (Offer offer : resp.offers()) {
-      RunKey key = new RunKey(offer.runId().value(), offer.attempt());
-      if (running.containsKey(key) || outbox.holds(key) || starting.holds(key)) {
-        continue; // already ours: running, about to be launched, or being delivered
-      }
-      Optional<RunFact> known = facts.recentCompletion(key.runId(), key.attempt());
-      if (known.isPresent()) {
-        // Completed before: answer from the journal, never execute again.
-        RunFact f = known.get();
-        outbox.queue(f.offer(), f.result(), f.settlement() != null);
-        listener.offerDeduplicated(key.runId(), key.attempt());
-        continue;
-      }
-      if (isHeld(facts, key)) {
-        continue;
-      }
-      JournalRecord.OfferAccepted accepted =
-          new JournalRecord.OfferAccepted(
-              offer.runId().value(),
-              offer.attempt(),
-              lease.sessionId().value(),
-              lease.generation(),
-              offer.executor(),
-              offer.specDigest(),
-              offer.idempotencyKey(),
-              offer.timeoutMs());
-      records.add(accepted);
-      if (!mayRun) {
-        // The session ended while this answer was on its way: the server reclaims these runs, so
-        // none is executed; each is completed as never started, so it can be offered again at once.
-        settle(accepted, Outcome.CANCELLED, OfferRefusals.SESSION_ENDED, records, failed);
-        continue;
-      }
-      Optional<Failure> refusal = OfferRefusals.of(offer, executors);
-      if (refusal.isPresent()) {
-        listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
-        settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
-        continue;
-      }
-      CancellationSignal cancellation = new CancellationSignal();
-      ExecutionContext ctx =
-          new ExecutionContext(
-              offer.runId(),
-              offer.attempt(),
-              offer.idempotencyKey(),
-              paths.workDirectory(offer.runId().value(), offer.attempt()),
-              paths.outputLog(offer.runId().value(), offer.attempt()),
-              Duration.ofMillis(offer.timeoutMs()),
-              cancellation,
-              clock);
-      try {
-        Executor executor = executors.find(offer.executor()).orElseThrow();
-        PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
-        prepared.add(new StartingRuns.Prepared(accepted, run, cancellation));
-        // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns
-        // it.
-        records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
-      } catch (PrepareFailedException e) {
-        settle(accepted, Outcome.FAILED, e.failure(), records, failed);
-      } catch (RuntimeException e) {
-        // An executor bug: this offer fails (never started); the answer and its other offers go on.
-        settle(
-            accepted,
-            Outcome.FAILED,
-            OfferRefusals.executorError(offer.executor(), e),
-            records,
-            failed);
-      }
-    }
-    records.add(new JournalRecord.PullClosed(pullId.value()));
-    boolean queued = false;
+    List<PreparedStart> prepared = new ArrayList<>();
+    List<FailedStart> failed = new ArrayList<>();
+    int launched = 0;
     try {
-      List<CompletableFuture<Long>> writes = journal.appendAllAsync(records);
-      starting.add(writes, prepared, failed);
-      queued = true;
-      wakeWhenAllDone(writes);
-    } finally {
-      if (!queued) {
-        // The journal refused the group at once: no prepared run is left holding its log.
-        for (StartingRuns.Prepared s : prepared) {
-          s.run.discard();
+      for (Offer offer : resp.offers()) {
+        RunKey key = new RunKey(offer.runId().value(), offer.attempt());
+        if (running.containsKey(key) || outbox.holds(key)) {
+          continue; // already ours: running or being delivered
+        }
+        Optional<RunFact> known = facts.recentCompletion(key.runId(), key.attempt());
+        if (known.isPresent()) {
+          // Completed before: answer from the journal, never execute again.
+          // Settled, or its settlement on its way to the disk: only the server is told again.
+          RunFact f = known.get();
+          outbox.queue(f.offer(), f.result(), f.settlement() != null || outbox.settling(key));
+          listener.offerDeduplicated(key.runId(), key.attempt());
+          continue;
+        }
+        if (isHeld(facts, key)) {
+          continue;
+        }
+        JournalRecord.OfferAccepted accepted =
+            new JournalRecord.OfferAccepted(
+                offer.runId().value(),
+                offer.attempt(),
+                lease.sessionId().value(),
+                lease.generation(),
+                offer.executor(),
+                offer.specDigest(),
+                offer.idempotencyKey(),
+                offer.timeoutMs());
+        records.add(accepted);
+        if (!mayRun) {
+          // The session ended while this answer was on its way: the server reclaims these runs, so
+          // none is executed; each is completed as never started, so it can be offered again at
+          // once.
+          settle(accepted, Outcome.CANCELLED, SESSION_ENDED, records, failed);
+          continue;
+        }
+        Optional<Failure> refusal = refusal(offer);
+        if (refusal.isPresent()) {
+          listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
+          settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
+          continue;
+        }
+        CancellationSignal cancellation = new CancellationSignal();
+        ExecutionContext ctx =
+            new ExecutionContext(
+                offer.runId(),
+                offer.attempt(),
+                offer.idempotencyKey(),
+                paths.workDirectory(offer.runId().value(), offer.attempt()),
+                paths.outputLog(offer.runId().value(), offer.attempt()),
+                Duration.ofMillis(offer.timeoutMs()),
+                cancellation,
+                clock);
+        try {
+          Executor executor = executors.find(offer.executor()).orElseThrow();
+          PreparedRun run = executor.prepare(offer.executorSpec().orElseThrow(), ctx);
+          prepared.add(new PreparedStart(accepted, run, cancellation));
+          // Durable BEFORE launch: a crash after this point reports the run uncertain, never reruns
+          // it.
+          records.add(new JournalRecord.RunStarted(accepted.runId(), accepted.attempt(), -1, -1));
+        } catch (PrepareFailedException e) {
+          settle(accepted, Outcome.FAILED, e.failure(), records, failed);
+        } catch (RuntimeException e) {
+          // An executor bug: this offer fails (never started); the answer and its other offers go
+          // on.
+          settle(accepted, Outcome.FAILED, executorError(offer.executor(), e), records, failed);
         }
       }
+      records.add(new JournalRecord.PullClosed(pullId.value()));
+      appendAll(records);
+      for (FailedStart f : failed) {
+        outbox.queue(f.accepted(), f.result(), false);
+      }
+      for (PreparedStart s : prepared) {
+        RunHandle handle = s.run.launch();
+        launched++;
+        LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+        running.put(live.key, live);
+        handle.result().whenComplete((r, e) -> wake.run());
+        listener.runStarted(live.runId, live.attempt, handle.pid());
+      }
+    } finally {
+      // Whatever failed above (an executor, the journal, a launch): no prepared run is left
+      // holding its log.
+      for (int i = launched; i < prepared.size(); i++) {
+        prepared.get(i).run.discard();
+      }
     }
-    return prepared.size();
+    return launched;
   }
+
+  private static Failure executorError(String executor, RuntimeException e) {
+    return new Failure(
+        FailureCategory.TRANSIENT,
+        "executor_error",
+        fit("executor " + executor + " failed to prepare the run: " + e));
+  }
+
+  private static String fit(String m) {
+    return m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS
+        ? m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS))
+        : m;
+  }
+
+  private static final Failure SESSION_ENDED =
+      new Failure(
+          FailureCategory.TRANSIENT,
+          "not_started",
+          "the offer arrived after its session ended (fenced, expired or drifted); never started");
 
   /** Records an offer that will never run with its result (riding the same group commit). */
   private static void settle(
@@ -317,11 +259,11 @@ final class OfferIntake {
       Outcome outcome,
       Failure failure,
       List<JournalRecord> records,
-      List<StartingRuns.NeverStarted> failed) {
+      List<FailedStart> failed) {
     io.ql3.worker.journal.RunResult result =
         JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
     records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
-    failed.add(new StartingRuns.NeverStarted(accepted, result));
+    failed.add(new FailedStart(accepted, result));
   }
 
   private static boolean isHeld(JournalFacts facts, RunKey key) {
@@ -336,13 +278,52 @@ final class OfferIntake {
     return false;
   }
 
-  /** One wake when every write is durable or refused (a refused one fails at once, alone). */
-  private void wakeWhenAllDone(List<CompletableFuture<Long>> writes) {
-    CompletableFuture.allOf(writes.toArray(new CompletableFuture<?>[0]))
-        .whenComplete((v, e) -> wake.run());
+  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
+  private Optional<Failure> refusal(Offer offer) {
+    if (offer.rejection().isPresent()) {
+      OfferRejection rej = offer.rejection().get();
+      return Optional.of(rej.failure());
+    }
+    Optional<Executor> executor = executors.find(offer.executor());
+    ExecutorSpec spec = offer.executorSpec().orElse(null);
+    if (executor.isEmpty() || spec == null) {
+      return Optional.of(
+          offerRejected("executor " + offer.executor() + " is not enabled on this worker"));
+    }
+    try {
+      executor.get().validate(spec);
+      return Optional.empty();
+    } catch (SpecRejectedException e) {
+      return Optional.of(offerRejected(e.getMessage()));
+    }
+  }
+
+  private static Failure offerRejected(String message) {
+    String m = message == null ? "offer rejected" : message;
+    if (m.codePointCount(0, m.length()) > Failure.MAX_MESSAGE_CHARS) {
+      m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
+    }
+    return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
+  }
+
+  /** Queued as one journal entry: one write and one force, never split by the writer's timing. */
+  private void appendAll(List<JournalRecord> records) {
+    awaitAll(journal.appendAllAsync(records));
+  }
+
+  private static void awaitAll(List<CompletableFuture<Long>> writes) {
+    for (CompletableFuture<Long> w : writes) {
+      w.join(); // a failed journal throws: the agent stops taking work
+    }
   }
 
   // ------------------------------------------------------------------ state holders
+
+  private record FailedStart(
+      JournalRecord.OfferAccepted accepted, io.ql3.worker.journal.RunResult result) {}
+
+  private record PreparedStart(
+      JournalRecord.OfferAccepted accepted, PreparedRun run, CancellationSignal cancellation) {}
 
   private static final class LiveRun {
     final RunKey key;
@@ -351,12 +332,6 @@ final class OfferIntake {
     final JournalRecord.OfferAccepted offer;
     final RunHandle handle;
     final CancellationSignal cancellation;
-
-    /** Its result, once it finished. */
-    io.ql3.worker.journal.RunResult result;
-
-    /** The result's journal write, once queued; the run is handed over when it is durable. */
-    CompletableFuture<Long> resultWrite;
 
     LiveRun(JournalRecord.OfferAccepted offer, RunHandle handle, CancellationSignal cancellation) {
       this.key = offer.runKey();

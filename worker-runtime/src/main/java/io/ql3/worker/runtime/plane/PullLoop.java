@@ -20,16 +20,15 @@ import io.ql3.worker.transport.Backoff;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BooleanSupplier;
 
 /**
  * The pull loop: at most one pull at a time, in an explicit {@link PullState}. A pull is reserved
- * in the journal before it leaves (the step does not wait for the disk: the reservation's force
- * wakes the cadence, and a later step sends the pull); a try whose outcome is unknown keeps its
- * bytes (same pullId) until a definite answer; the session's permit is read when a pull is sent and
- * when its answer is harvested (stop pulling at once); what each answer does is its row of {@link
- * Reactions}.
+ * in the journal before it leaves; a try whose outcome is unknown keeps its bytes (same pullId)
+ * until a definite answer; the session's permit is read when a pull is sent and when its answer is
+ * harvested (stop pulling at once); what each answer does is its row of {@link Reactions}.
  */
 final class PullLoop {
   private static final long NANOS_PER_MS = TimeUnit.MILLISECONDS.toNanos(1);
@@ -93,11 +92,6 @@ final class PullLoop {
     return state;
   }
 
-  /** True while the reservation of the next pull is on its way to the disk. */
-  boolean waitingForDisk() {
-    return state == PullState.RESERVING && !pull.reservation.isDone();
-  }
-
   /** A reason to pull again: a slot may be free, or work is queued. */
   void wanted() {
     wanted = true;
@@ -140,7 +134,7 @@ final class PullLoop {
         draining || sessionEnded || permit.isPresent() && !permit.get().equals(p.lease);
     if (state != PullState.ON_THE_WIRE) {
       if (giveUp) {
-        close(p); // a reservation on its way to the disk too: the close is queued behind it
+        close(p);
       } else if (state == PullState.BLOCKED_ON_HTTP1 && nothingHeld.getAsBoolean()) {
         abandon(p);
       }
@@ -219,10 +213,6 @@ final class PullLoop {
    * may pull now.
    */
   void maybeSend(long now, PullGate gate) {
-    if (state == PullState.RESERVING) {
-      sendReserved(now, gate);
-      return;
-    }
     if (draining || state == PullState.ON_THE_WIRE) {
       return;
     }
@@ -242,10 +232,9 @@ final class PullLoop {
     if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
       return;
     }
-    // A settled run's slot is free once its settlement is durable; the reservation queued now lands
-    // behind every settlement queued so far, so those slots count. A run that finishes, or an
-    // answer
-    // that settles one, makes a pull wanted again.
+    // A settled run's slot is free once its settlement is durable; the reservation appended now
+    // lands behind every settlement queued so far, so those slots count (one force for both). A
+    // run that finishes, or an answer that settles one, makes a pull wanted again.
     List<CompletionOutbox.Settling> settling = outbox.settling();
     List<RunKey> settlingKeys = new ArrayList<>(settling.size());
     for (CompletionOutbox.Settling st : settling) {
@@ -261,50 +250,22 @@ final class PullLoop {
     PullId pullId = ids.nextPullId();
     SessionLease lease = permit.get();
     PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
+    // The reservation is durable before the request leaves, and with it every settlement ahead.
+    journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
     wanted = false;
     nextPullAt.clear();
     pull = new PendingPull(lease, request, now, h2);
-    pull.behind = settling;
-    // The reservation is durable before the request leaves: sendReserved, in the step its force
-    // wakes. The slots it holds count from then; until then the facts cannot hold a second pull's.
-    pull.reservation = journal.appendAsync(new JournalRecord.PullReserved(pullId.value(), maxRuns));
-    move(PullState.RESERVING);
-    pull.reservation.whenComplete((seq, e) -> wake.run());
-  }
-
-  /**
-   * Sends the reserved pull once its reservation is durable, if the session may still pull under
-   * its lease; otherwise closes it (nothing of it left this worker).
-   */
-  private void sendReserved(long now, PullGate gate) {
-    PendingPull p = pull;
-    if (!p.reservation.isDone()) {
+    if (!settlementsLanded(settling)) {
+      close(pull); // a settlement it counted on was refused: that slot is not free
+      wanted = true;
       return;
     }
-    try {
-      p.reservation.join();
-    } catch (RuntimeException e) {
-      // Refused or failed: nothing is reserved, nothing was sent (a failed journal stops the
-      // agent).
-      pull = null;
-      move(PullState.IDLE);
-      throw e;
-    }
-    Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
-    if (!draining
-        && permit.isPresent()
-        && permit.get().equals(p.lease)
-        && settlementsLanded(p.behind)) {
-      send(p);
-    } else {
-      close(p);
-      wanted = true; // pulled again as soon as the session may
-    }
+    send(pull);
   }
 
   /**
    * True when every settlement whose slot the pull counted is durable (they precede its
-   * reservation, so they are done); one the journal refused freed nothing: the pull is not sent.
+   * reservation, which is durable, so they are done); one the journal refused freed nothing.
    */
   private static boolean settlementsLanded(List<CompletionOutbox.Settling> behind) {
     for (CompletionOutbox.Settling st : behind) {
@@ -401,6 +362,27 @@ final class PullLoop {
     long heldMs = (now - p.sentAt) / NANOS_PER_MS;
     if (p.request.waitMs() > 0 && heldMs * 2 >= p.request.waitMs()) {
       wanted = true;
+    }
+  }
+
+  private static final class PendingPull {
+    final SessionLease lease;
+    final PullRequest request;
+    final long sentAt;
+
+    /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
+    final boolean longPoll;
+
+    /** Some try's outcome was unknown: the server may have applied it (leased offers). */
+    boolean mayHaveReachedServer;
+
+    CompletableFuture<Answer<PullResponse>> future;
+
+    PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
+      this.lease = lease;
+      this.request = request;
+      this.sentAt = sentAt;
+      this.longPoll = longPoll;
     }
   }
 }

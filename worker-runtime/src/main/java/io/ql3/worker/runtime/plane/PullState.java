@@ -8,10 +8,7 @@ import java.util.Set;
  * The one pull of the execution plane, with its table of allowed transitions.
  *
  * <pre>
- * IDLE ──reserve──▶ RESERVING ──durable, session may pull: send──▶ ON_THE_WIRE
- *                       └──durable, session may not pull (drain, fence, suspension)──▶ IDLE
- *
- * ON_THE_WIRE ──answer applied, refused, or given up──▶ IDLE
+ * IDLE ──send──▶ ON_THE_WIRE ──answer applied, refused, or given up──▶ IDLE
  *                   │   ▲
  *   outcome unknown,│   │resend (same bytes, same pullId)
  *   not sent,       ▼   │
@@ -24,8 +21,6 @@ import java.util.Set;
 enum PullState {
   /** No pull outstanding: a new one may be reserved and sent. */
   IDLE,
-  /** Its reservation is on its way to the disk; it is sent once that is durable. */
-  RESERVING,
   /** A try is on the wire; its answer is harvested by a later step. */
   ON_THE_WIRE,
   /**
@@ -41,8 +36,7 @@ enum PullState {
 
   private static final Map<PullState, Set<PullState>> ALLOWED =
       Map.of(
-          IDLE, EnumSet.of(RESERVING),
-          RESERVING, EnumSet.of(ON_THE_WIRE, IDLE),
+          IDLE, EnumSet.of(ON_THE_WIRE),
           ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1),
           AWAITING_RESEND, EnumSet.of(ON_THE_WIRE, IDLE),
           BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE));

@@ -246,21 +246,8 @@ final class PlaneHarness implements AutoCloseable {
         .get(0);
   }
 
-  /**
-   * A step, and the steps that its journal writes wake: what it queued for the disk is acted on.
-   */
   void tick(SessionLease permit) {
     plane.tick(now, Optional.ofNullable(permit), false);
-    while (plane.journalStepOwed()) {
-      // Each write the plane acts on wakes it once: that wake is consumed here, not by answer().
-      try {
-        assertThat(wakes.tryAcquire(10, TimeUnit.SECONDS)).as("the journal's force").isTrue();
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError("interrupted", e);
-      }
-      plane.tick(now, Optional.ofNullable(permit), false);
-    }
   }
 
   /** Waits for an answer (or a finished run) that must arrive, then applies it with a tick. */

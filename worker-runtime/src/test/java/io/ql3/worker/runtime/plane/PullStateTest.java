@@ -21,9 +21,7 @@ class PullStateTest {
     }
     assertThat(allowed)
         .containsExactlyInAnyOrder(
-            "IDLE->RESERVING",
-            "RESERVING->ON_THE_WIRE",
-            "RESERVING->IDLE",
+            "IDLE->ON_THE_WIRE",
             "ON_THE_WIRE->IDLE",
             "ON_THE_WIRE->AWAITING_RESEND",
             "ON_THE_WIRE->BLOCKED_ON_HTTP1",
