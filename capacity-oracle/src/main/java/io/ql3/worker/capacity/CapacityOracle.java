@@ -3,14 +3,11 @@ package io.ql3.worker.capacity;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalException;
 import io.ql3.worker.journal.JournalFacts;
-import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.journal.RunKey;
 import io.ql3.worker.journal.SessionStatus;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Set;
 
 /**
  * The only source of the capacity the agent publishes: {@code availableSlots = maxConcurrentRuns −
@@ -87,17 +84,10 @@ public final class CapacityOracle {
   }
 
   private static int heldAmong(JournalFacts facts, Collection<RunKey> keys) {
-    if (keys.isEmpty()) {
-      return 0;
-    }
-    Set<RunKey> settling = keys instanceof Set<RunKey> set ? set : new HashSet<>(keys);
     int n = 0;
-    for (List<RunFact> list :
-        List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
-      for (RunFact f : list) {
-        if (settling.contains(f.key())) {
-          n++;
-        }
+    for (RunKey key : keys) {
+      if (facts.holds(key)) {
+        n++;
       }
     }
     return n;

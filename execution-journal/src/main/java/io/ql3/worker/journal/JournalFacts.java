@@ -43,6 +43,18 @@ public record JournalFacts(
     return accepted.size() + running.size() + pendingCompletions.size();
   }
 
+  /** True when this attempt holds a slot (one of {@link #heldRuns()}). */
+  public boolean holds(RunKey key) {
+    for (List<RunFact> list : List.of(accepted, running, pendingCompletions)) {
+      for (RunFact f : list) {
+        if (f.key().equals(key)) {
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
   /** Slots reserved by open pulls. */
   public int reservedSlots() {
     int n = 0;

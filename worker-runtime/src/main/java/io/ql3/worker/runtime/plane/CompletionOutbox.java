@@ -52,12 +52,6 @@ final class CompletionOutbox {
   /** Settlements queued in the journal and not yet known durable, oldest first. */
   private final ArrayDeque<Settling> settling = new ArrayDeque<>();
 
-  /** The last settlement queued in the journal (null before the first). */
-  private CompletableFuture<Long> lastSettlement;
-
-  /** A wake is attached to {@link #lastSettlement}. */
-  private boolean lastSettlementWatched;
-
   CompletionOutbox(
       Journal journal,
       PlaneIngress ingress,
@@ -224,9 +218,8 @@ final class CompletionOutbox {
   }
 
   private void journalSettlement(RunKey key, JournalRecord settlement) {
-    lastSettlement = journal.appendAsync(settlement);
-    lastSettlementWatched = false;
-    settling.addLast(new Settling(key, lastSettlement));
+    pruneDurable(); // bounded even while nothing asks for settling()
+    settling.addLast(new Settling(key, journal.appendAsync(settlement)));
   }
 
   /**
@@ -236,9 +229,7 @@ final class CompletionOutbox {
    * already be in the facts (they are published just before the futures complete).
    */
   List<Settling> settling() {
-    while (!settling.isEmpty() && settling.peekFirst().write.isDone()) {
-      settling.pollFirst();
-    }
+    pruneDurable();
     List<Settling> out = new ArrayList<>(settling.size());
     for (Settling st : settling) {
       if (!st.write.isDone()) {
@@ -246,6 +237,12 @@ final class CompletionOutbox {
       }
     }
     return out;
+  }
+
+  private void pruneDurable() {
+    while (!settling.isEmpty() && settling.peekFirst().write.isDone()) {
+      settling.pollFirst();
+    }
   }
 
   /** True when this attempt's settlement is queued in the journal and not known durable. */
@@ -263,6 +260,9 @@ final class CompletionOutbox {
     final RunKey key;
     final CompletableFuture<Long> write;
 
+    /** A wake is attached to {@link #write}. */
+    boolean watched;
+
     Settling(RunKey key, CompletableFuture<Long> write) {
       this.key = key;
       this.write = write;
@@ -274,12 +274,14 @@ final class CompletionOutbox {
    * when it is.
    */
   boolean settlementsDurable() {
-    if (lastSettlement == null || lastSettlement.isDone()) {
+    // The journal completes written records' futures in order: the last one done, all are.
+    Settling last = settling.peekLast();
+    if (last == null || last.write.isDone()) {
       return true;
     }
-    if (!lastSettlementWatched) { // each settlement is watched once: no wake loop
-      lastSettlementWatched = true;
-      lastSettlement.whenComplete((seq, e) -> wake.run());
+    if (!last.watched) { // each settlement is watched once: no wake loop
+      last.watched = true;
+      last.write.whenComplete((seq, e) -> wake.run());
     }
     return false;
   }

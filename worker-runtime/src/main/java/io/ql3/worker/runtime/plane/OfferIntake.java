@@ -158,7 +158,7 @@ final class OfferIntake {
           listener.offerDeduplicated(key.runId(), key.attempt());
           continue;
         }
-        if (isHeld(facts, key)) {
+        if (facts.holds(key)) {
           continue;
         }
         JournalRecord.OfferAccepted accepted =
@@ -264,18 +264,6 @@ final class OfferIntake {
         JournalMapping.toJournal(outcome, failure, RunResult.NOT_RUN);
     records.add(new JournalRecord.ResultRecorded(accepted.runId(), accepted.attempt(), result));
     failed.add(new FailedStart(accepted, result));
-  }
-
-  private static boolean isHeld(JournalFacts facts, RunKey key) {
-    for (List<RunFact> list :
-        List.of(facts.accepted(), facts.running(), facts.pendingCompletions())) {
-      for (RunFact f : list) {
-        if (f.key().equals(key)) {
-          return true;
-        }
-      }
-    }
-    return false;
   }
 
   /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
