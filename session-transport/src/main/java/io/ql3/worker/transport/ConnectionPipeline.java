@@ -10,9 +10,6 @@ import io.netty.channel.EventLoop;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioSocketChannel;
 import io.netty.handler.codec.http.HttpClientCodec;
-import io.netty.handler.codec.http2.Http2FrameCodecBuilder;
-import io.netty.handler.codec.http2.Http2MultiplexHandler;
-import io.netty.handler.codec.http2.Http2Settings;
 import io.netty.handler.proxy.HttpProxyHandler;
 import io.netty.handler.ssl.SslHandler;
 import io.netty.resolver.NoopAddressResolverGroup;
@@ -22,8 +19,8 @@ import javax.net.ssl.SSLContext;
 /**
  * The one place that builds the connection's channel pipeline. At connect: {@code [proxy →] tls →
  * tls-errors → alpn → errors}; once ALPN chose, the protocol's handlers go before {@code errors}:
- * h2 {@code h2 → h2-mux → h2-conn}, http/1.1 {@code h1-codec → h1}. The handlers report to the
- * {@link ConnectionEvents}; nothing here keeps connection state.
+ * h2 {@code h2}, http/1.1 {@code h1-codec → h1}. The handlers report to the {@link
+ * ConnectionEvents}; nothing here keeps connection state.
  */
 final class ConnectionPipeline {
   private final EventLoop loop;
@@ -95,19 +92,11 @@ final class ConnectionPipeline {
         .connect(InetSocketAddress.createUnresolved(endpoint.host(), endpoint.port()));
   }
 
-  /** The h2 handlers: frame codec (push disabled), one child channel per stream, the watcher. */
-  void addHttp2(Channel ch) {
-    ch.pipeline()
-        .addBefore(
-            "errors",
-            "h2",
-            Http2FrameCodecBuilder.forClient()
-                .initialSettings(
-                    Http2Settings.defaultSettings().pushEnabled(false).maxHeaderListSize(16384))
-                .build());
-    ch.pipeline()
-        .addBefore("errors", "h2-mux", new Http2MultiplexHandler(new RefusePushedStreams()));
-    ch.pipeline().addBefore("errors", "h2-conn", new Http2ConnectionWatcher(events));
+  /** The h2 handler ({@link Http2Client}: every stream of the connection); returns it. */
+  Http2Client addHttp2(Channel ch) {
+    Http2Client h2 = Http2Client.create(events);
+    ch.pipeline().addBefore("errors", "h2", h2);
+    return h2;
   }
 
   /** The http/1.1 handlers: the codec, then {@code h1}; returns the context {@code h1} sends on. */

@@ -49,6 +49,7 @@ final class ConnectionStateMachine implements ConnectionEvents {
   private long backoffEpoch;
 
   private boolean goingAway;
+  private Http2Client h2;
   private Http1ClientHandler h1;
   private ChannelHandlerContext h1Context;
   private Throwable closeCause;
@@ -106,7 +107,7 @@ final class ConnectionStateMachine implements ConnectionEvents {
 
   /** Aborts parked pulls (h2 only; an http/1.1 pull is never aborted, per the contract). */
   void abortPulls() {
-    exchanges.abortPulls(Http2StreamHandler.PROTOCOL.equals(protocol));
+    exchanges.abortPulls(Http2Client.PROTOCOL.equals(protocol));
   }
 
   /** {@code p} waits for the connection (opened for it if needed) and its confirmation. */
@@ -209,7 +210,7 @@ final class ConnectionStateMachine implements ConnectionEvents {
             h1.send(h1Context, exchanges.nextToSend());
           }
         } else if (!failures.confirmBeforeSending() || serverSpoke) {
-          h2Requests.sendAll(channel, exchanges);
+          h2Requests.sendAll(h2, exchanges);
         }
       }
       default -> {
@@ -282,11 +283,12 @@ final class ConnectionStateMachine implements ConnectionEvents {
       return;
     }
     if (ApplicationProtocolNames.HTTP_2.equals(alpn)) {
-      protocol = Http2StreamHandler.PROTOCOL;
+      protocol = Http2Client.PROTOCOL;
       h1 = null;
-      pipeline.addHttp2(ch);
+      h2 = pipeline.addHttp2(ch);
     } else {
       protocol = Http1ClientHandler.PROTOCOL;
+      h2 = null;
       h1 = new Http1ClientHandler(headers);
       h1Context = pipeline.addHttp1(ch, h1);
     }
@@ -356,6 +358,7 @@ final class ConnectionStateMachine implements ConnectionEvents {
     }
     Throwable cause = closeCause;
     channel = null;
+    h2 = null;
     h1 = null;
     h1Context = null;
     protocol = null;

@@ -1,6 +1,5 @@
 package io.ql3.worker.transport;
 
-import io.netty.channel.Channel;
 import io.netty.util.concurrent.ScheduledFuture;
 import java.util.OptionalLong;
 import java.util.concurrent.CompletableFuture;
@@ -28,8 +27,10 @@ final class Exchange {
   boolean sent;
   ScheduledFuture<?> deadline;
 
-  /** The h2 stream carrying this exchange, closed (RST_STREAM) when the exchange ends early. */
-  Channel stream;
+  /** The h2 connection and stream carrying this exchange, reset when the exchange ends early. */
+  Http2Client h2;
+
+  int h2Stream;
 
   private int status = -1;
   private OptionalLong retryAfter = OptionalLong.empty();
@@ -129,8 +130,8 @@ final class Exchange {
     responseBody = null;
     promise.completeExceptionally(failure.withSent(sent));
     notifyDone();
-    if (stream != null) {
-      stream.close(); // resets the h2 stream; no-op when it already ended
+    if (h2 != null) {
+      h2.reset(h2Stream); // no-op when the stream already ended
     }
   }
 

@@ -57,9 +57,7 @@ final class HandshakeProbes {
     // An h2 server sends SETTINGS first thing (RFC 9113 §3.4): wait for them as long as for a
     // handshake. An http/1.1 server says nothing before a request: wait only for a refusal.
     Duration wait =
-        Http2StreamHandler.PROTOCOL.equals(protocol)
-            ? settings.handshakeTimeout()
-            : p.confirmWithin;
+        Http2Client.PROTOCOL.equals(protocol) ? settings.handshakeTimeout() : p.confirmWithin;
     p.timer = loop.schedule(() -> complete(p, false), wait.toNanos(), TimeUnit.NANOSECONDS);
   }
 
