@@ -107,6 +107,7 @@ final class Http2Answers extends Http2FrameAdapter implements Http2Connection.Li
   public void onRstStreamRead(ChannelHandlerContext ctx, int id, long errorCode) {
     Exchange ex = client.exchange(id);
     if (ex != null) {
+      ex.h2 = null; // never answer a reset with a reset (RFC 9113 §6.4)
       ex.fail(
           TransportFailure.Reason.RESET,
           "stream reset by the server (error code " + errorCode + ")",

@@ -62,7 +62,7 @@ final class Http2Client extends Http2ConnectionHandler {
     ChannelPromise opened = ctx.newPromise();
     encoder().writeHeaders(ctx, id, headers, 0, false, opened);
     Http2Stream stream = id > 0 ? connection().stream(id) : null;
-    if (stream == null) {
+    if (stream == null || (opened.isDone() && !opened.isSuccess())) {
       Throwable cause = opened.cause();
       ex.fail(FailureClassifier.classify(cause), "cannot open an h2 stream", cause);
       return;
@@ -75,7 +75,8 @@ final class Http2Client extends Http2ConnectionHandler {
         .writeData(ctx, id, Unpooled.wrappedBuffer(ex.body), 0, true, ctx.newPromise())
         .addListener(
             w -> {
-              if (!w.isSuccess()) {
+              // When the connection closed, it fails the exchange with the close's cause.
+              if (!w.isSuccess() && isConnectionActive()) {
                 ex.fail(FailureClassifier.classify(w.cause()), "write failed", w.cause());
               }
             });
@@ -100,10 +101,13 @@ final class Http2Client extends Http2ConnectionHandler {
     return stream.getProperty(exchangeKey);
   }
 
-  /** Resets stream {@code id} (CANCEL) when it is still open; no-op once it ended. */
+  /** Resets stream {@code id} (CANCEL) while it is open; no-op once it ended or was reset. */
   void reset(int id) {
     Http2Stream stream = connection().stream(id);
-    if (stream == null || stream.isResetSent() || !ctx.channel().isActive()) {
+    if (stream == null
+        || stream.isResetSent()
+        || stream.state() == Http2Stream.State.CLOSED
+        || !ctx.channel().isActive()) {
       return;
     }
     resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());

@@ -79,7 +79,7 @@ class Http2ClientTest {
   }
 
   @Test
-  void aStreamEndedByTheServerBeforeItsAnswerFailsAsOutcomeUnknown() {
+  void aStreamResetByTheServerFailsAsOutcomeUnknownAndIsNotResetBack() throws Exception {
     Exchange ex = send();
     fromServer((ctx) -> server.writeSettings(ctx, new Http2Settings(), ctx.newPromise()));
     fromServer(
@@ -91,6 +91,7 @@ class Http2ClientTest {
     TransportFailure f = failure(ex);
     assertThat(f.reason()).isEqualTo(TransportFailure.Reason.RESET);
     assertThat(f.requestSent()).isTrue();
+    assertThat(resetsSent()).isEmpty(); // a reset is never answered with a reset
   }
 
   private Exchange send() {
