@@ -62,8 +62,8 @@ final class Http2Client extends Http2ConnectionHandler {
     ChannelPromise opened = ctx.newPromise();
     encoder().writeHeaders(ctx, id, headers, 0, false, opened);
     Http2Stream stream = id > 0 ? connection().stream(id) : null;
-    if (stream == null || (opened.isDone() && !opened.isSuccess())) {
-      Throwable cause = opened.cause();
+    Throwable cause = opened.cause(); // set only once the write failed
+    if (stream == null || cause != null) {
       ex.fail(FailureClassifier.classify(cause), "cannot open an h2 stream", cause);
       return;
     }
@@ -107,7 +107,7 @@ final class Http2Client extends Http2ConnectionHandler {
     if (stream == null
         || stream.isResetSent()
         || stream.state() == Http2Stream.State.CLOSED
-        || !ctx.channel().isActive()) {
+        || !isConnectionActive()) {
       return;
     }
     resetStream(ctx, id, Http2Error.CANCEL.code(), ctx.newPromise());
