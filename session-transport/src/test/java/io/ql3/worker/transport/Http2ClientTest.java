@@ -94,6 +94,67 @@ class Http2ClientTest {
     assertThat(resetsSent()).isEmpty(); // a reset is never answered with a reset
   }
 
+  @Test
+  void anAnswerOverItsCapFailsAndResetsOnlyItsStream() throws Exception {
+    Exchange big = send();
+    Exchange next = send();
+    fromServer((ctx) -> server.writeSettings(ctx, new Http2Settings(), ctx.newPromise()));
+    fromServer(
+        (ctx) -> server.writeHeaders(ctx, big.h2Stream, status("200"), 0, false, ctx.newPromise()));
+    fromServer(
+        (ctx) ->
+            server.writeData(
+                ctx,
+                big.h2Stream,
+                Unpooled.wrappedBuffer(new byte[1025]),
+                0,
+                false,
+                ctx.newPromise()));
+
+    assertThat(failure(big).reason()).isEqualTo(TransportFailure.Reason.RESPONSE_TOO_LARGE);
+    assertThat(resetsSent()).containsExactly(big.h2Stream + ":" + Http2Error.CANCEL.code());
+    fromServer(
+        (ctx) -> server.writeHeaders(ctx, next.h2Stream, status("204"), 0, true, ctx.newPromise()));
+    assertThat(answer(next).status()).isEqualTo(204);
+    assertThat(ch.isActive()).isTrue();
+  }
+
+  @Test
+  void aGoAwayBelowAStreamFailsItsExchangeAndIsReported() throws Exception {
+    Exchange ex = send();
+    fromServer((ctx) -> server.writeSettings(ctx, new Http2Settings(), ctx.newPromise()));
+    fromServer(
+        (ctx) ->
+            server.writeGoAway(
+                ctx,
+                ex.h2Stream - 2,
+                Http2Error.NO_ERROR.code(),
+                Unpooled.EMPTY_BUFFER,
+                ctx.newPromise()));
+
+    assertThat(events).containsExactly("settings", "goaway");
+    TransportFailure f = failure(ex);
+    assertThat(f.reason()).isEqualTo(TransportFailure.Reason.RESET);
+    assertThat(f.requestSent()).isTrue(); // outcome unknown: resent with the same bytes
+    assertThat(resetsSent()).isEmpty(); // the server closed the stream, nothing to reset
+  }
+
+  @Test
+  void aClosedConnectionLeavesItsExchangesToTheConnectionsCause() {
+    Exchange ex = send();
+    fromServer((ctx) -> server.writeSettings(ctx, new Http2Settings(), ctx.newPromise()));
+
+    // The socket closes under the handler, as when the peer closes: ch.close() would instead go
+    // through Http2ConnectionHandler's graceful close, which waits for the streams in flight.
+    ch.unsafe().close(ch.voidPromise());
+    ch.runPendingTasks();
+
+    // The connection fails every exchange in flight with the close's classified cause (a TLS
+    // alert, an idle timeout...); a stream's own "closed before the answer" would mask it.
+    assertThat(ch.isActive()).isFalse();
+    assertThat(ex.done()).isFalse();
+  }
+
   private Exchange send() {
     Exchange ex =
         new Exchange("/p", "{}".getBytes(StandardCharsets.UTF_8), 1024, 256, false, false, "t", 1);
