@@ -14,13 +14,18 @@
 #
 # Usage: bench/scripts/edge-figures.sh [--runs N] [--idle-seconds S] [--heartbeat-ms H]
 #          [--profile edge|node] [--isolation required|none] [--run-user UID] [--java-home DIR]
-#          [--agent-opts FLAGS] [--cold-server] [--label TEXT]
+#          [--agent-opts FLAGS] [--first-agent-opts FLAGS] [--cold-server] [--first-start] [--label TEXT]
 #   defaults: 1000 runs, 60 s idle window, heartbeat 60 s (the control plane's default), edge,
 #   required, run uids from 70000. The launcher's class-data archive is created first if missing (QL3_CDS_DIR,
 #   default agent-cli/target/cds), outside the timed start; QL3_CDS=off: none (the flags before
 #   it). Extra JVM flags for the agent and the floor: QL3_JAVA_OPTS; for the agent
 #   only (e.g. an application class-data archive, which fits its class path only): --agent-opts.
 #   Takes ~1.5-2.5 min.
+# The timed start is a restart, as on an installed host: an untimed start before it (start,
+# registered, SIGTERM) leaves what an agent keeps in its systemd StateDirectory (the credential
+# check record; STATE_DIRECTORY points the agent at $work/state) and a journal with one session.
+# --first-start times the very first start instead (no record: the credentials' signatures are
+# verified). --first-agent-opts: flags for the untimed first start only, after --agent-opts.
 # The control plane is a fresh JVM whose own first TLS handshakes are slow (interpreted); before the
 # agent starts it is warmed up with 40 mTLS handshakes (Python's ssl, the worker's certificate), so
 # start -> registered measures the agent, not a cold server. --cold-server skips that.
@@ -30,7 +35,7 @@ cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 . scripts/jvm-flags.sh
 runs=1000; idle=60; hb=60000; profile=edge; isolation=required; run_user=70000
-java_home=${JAVA_HOME:-}; label=; agent_opts=; warm=40
+java_home=${JAVA_HOME:-}; label=; agent_opts=; first_opts=; warm=40; first_start=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
@@ -42,7 +47,9 @@ while [ $# -gt 0 ]; do
     --java-home) java_home=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
     --agent-opts) agent_opts=$2; shift 2 ;;
+    --first-agent-opts) first_opts=$2; shift 2 ;;
     --cold-server) warm=0; shift ;;
+    --first-start) first_start=1; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
   esac
 done
@@ -100,6 +107,9 @@ JAVA
 "$JAVA_HOME/bin/javac" --release 17 -d "$work/hello" "$work/hello/Hello.java"
 floor_flags="$(ql3_jvm_flags "$profile") ${QL3_JAVA_OPTS:-}"
 
+mkdir -p -m 0700 "$work/state"
+export STATE_DIRECTORY="$work/state"
+export FIRST_START="$first_start" FIRST_OPTS="$first_opts"
 export FLOOR_JAVA="$JAVA_HOME/bin/java" FLOOR_FLAGS="$floor_flags" FLOOR_CP="$work/hello" AGENT_OPTS="$agent_opts"
 python3 - "$work" "$admin" "$runs" "$idle" "$profile" "$hb" "$isolation" "$label" "$ingress" "$warm" <<'PY'
 import http.client, json, os, signal, socket, ssl, subprocess, sys, time
@@ -168,13 +178,26 @@ for i in range(3):
     floor.append({"start": t_hello, "cpu": c_hello, "hwm": hwm, **m})
 
 # --- the agent ---
-alog = open(f"{work}/agent.log", "w")
 env = dict(os.environ)
 if os.environ["AGENT_OPTS"]:
     env["QL3_JAVA_OPTS"] = (env.get("QL3_JAVA_OPTS", "") + " " + os.environ["AGENT_OPTS"]).strip()
+agent_cmd = ["bin/ql3-worker", "run", "--profile", profile, "--config", f"{work}/agent/agent.toml"]
+if os.environ["FIRST_START"] != "1":
+    # Untimed first start: registered, then SIGTERM (drain -> offline); the timed start is a restart.
+    first_env = dict(env)
+    if os.environ["FIRST_OPTS"]:
+        first_env["QL3_JAVA_OPTS"] = (env.get("QL3_JAVA_OPTS", "") + " " + os.environ["FIRST_OPTS"]).strip()
+    with open(f"{work}/agent-first.log", "w") as flog:
+        first = subprocess.Popen(agent_cmd, stdout=flog, stderr=subprocess.STDOUT, env=first_env)
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and first.poll() is None:
+            if any("to=ACTIVE" in l for l in open(f"{work}/agent-first.log")): break
+            time.sleep(0.05)
+        first.send_signal(signal.SIGTERM)
+        if first.wait(60) != 0: sys.exit("the untimed first start failed (see agent-first.log; KEEP=1)")
+alog = open(f"{work}/agent.log", "w")
 t0 = time.monotonic()
-agent = subprocess.Popen(["bin/ql3-worker", "run", "--profile", profile, "--config", f"{work}/agent/agent.toml"],
-                         stdout=alog, stderr=subprocess.STDOUT, env=env)
+agent = subprocess.Popen(agent_cmd, stdout=alog, stderr=subprocess.STDOUT, env=env)
 pid = agent.pid
 f = open(f"{work}/agent.log")
 hwm = [0.0]; rss_max = [0.0]
@@ -247,6 +270,8 @@ java = subprocess.run([os.environ["FLOOR_JAVA"], "-version"], capture_output=Tru
 print(f"# edge-figures {label}".rstrip())
 print(f"java: {java}   profile: {profile}   isolation: {isolation}   runs: {runs} x /bin/true   heartbeat: {hb} ms   idle window: {idle} s")
 print(f"agent JVM flags (/proc/PID/cmdline): {jvm_flags}")
+print("timed start: " + ("the first (--first-start: no credential check record)" if os.environ["FIRST_START"] == "1"
+      else "a restart (after an untimed first start: the credential check record and a journal exist)"))
 if "SharedArchiveFile" in jvm_flags: print(f"class-data archive: {os.environ['CDS_NOTE']} (before the timed start)")
 print(f"floor JVM flags: {os.environ['FLOOR_FLAGS'].strip()}")
 if iso: print(f"agent: {iso[0][:160]}")

@@ -12,6 +12,7 @@ import io.ql3.worker.runtime.config.ConfigReader;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.runtime.log.JournalStream;
 import io.ql3.worker.runtime.systemd.SystemdService;
+import io.ql3.worker.transport.credentials.CredentialCheckRecord;
 import java.io.PrintStream;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -168,7 +169,13 @@ final class RunCommand {
         new WorkerAgent(
             cfg,
             new WorkerAgent.Environment(
-                Clock.systemUTC(), Ticker.SYSTEM, log, waitForRecovery, systemd));
+                Clock.systemUTC(),
+                Ticker.SYSTEM,
+                log,
+                waitForRecovery,
+                systemd,
+                // Under systemd, the instance's StateDirectory= keeps what the credentials proved.
+                CredentialCheckRecord.inStateDirectory(System.getenv("STATE_DIRECTORY"))));
     // SIGTERM/SIGINT drain instead of exiting: the JVM's default would abandon the runs.
     Signal.handle(new Signal("TERM"), s -> agent.requestShutdown());
     Signal.handle(new Signal("INT"), s -> agent.requestShutdown());

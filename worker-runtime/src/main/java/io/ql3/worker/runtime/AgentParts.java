@@ -144,7 +144,12 @@ final class AgentParts {
       var loaded =
           new CredentialWait(
                   () ->
-                      CredentialProvider.load(files, config.workerId(), env.wallClock(), settings),
+                      CredentialProvider.load(
+                          files,
+                          config.workerId(),
+                          env.wallClock(),
+                          settings,
+                          env.credentialCheck()),
                   files,
                   env.ticker(),
                   reports::waitingForCredentials,

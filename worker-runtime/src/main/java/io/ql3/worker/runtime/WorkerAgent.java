@@ -5,6 +5,7 @@ import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.log.EventLog;
 import io.ql3.worker.runtime.metrics.AgentMetrics;
 import io.ql3.worker.runtime.systemd.SystemdService;
+import io.ql3.worker.transport.credentials.CredentialCheckRecord;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -72,10 +73,21 @@ public final class WorkerAgent {
       Ticker ticker,
       EventLog log,
       boolean waitForRecovery,
-      SystemdService systemd) {
+      SystemdService systemd,
+      CredentialCheckRecord credentialCheck) {
     /** Not under systemd. */
     public Environment(Clock wallClock, Ticker ticker, EventLog log, boolean waitForRecovery) {
       this(wallClock, ticker, log, waitForRecovery, SystemdService.none());
+    }
+
+    /** Without a credential check record: every start verifies the credentials' signatures. */
+    public Environment(
+        Clock wallClock,
+        Ticker ticker,
+        EventLog log,
+        boolean waitForRecovery,
+        SystemdService systemd) {
+      this(wallClock, ticker, log, waitForRecovery, systemd, CredentialCheckRecord.none());
     }
   }
 

@@ -51,6 +51,7 @@ public final class CredentialProvider {
   private record TokenState(Token token, CredentialException error, FileStamp stamp) {}
 
   private final CredentialFiles files;
+  private final String workerId;
   private final Clock clock;
 
   /** Who this process is, for the permission rules (null where it cannot be told). */
@@ -67,22 +68,43 @@ public final class CredentialProvider {
   private volatile long checkedAtMillis;
 
   private CredentialProvider(
-      CredentialFiles files, String workerId, Clock clock, Settings settings) {
+      CredentialFiles files,
+      String workerId,
+      Clock clock,
+      Settings settings,
+      CredentialCheckRecord record) {
     this.files = files;
+    this.workerId = workerId;
     this.clock = clock;
     this.settings = settings;
-    this.validator = new CredentialValidator(clock, workerId);
+    this.validator = new CredentialValidator(clock, workerId, record);
   }
 
   /**
-   * Reads and validates all four files once; any problem is a start-up error (for an identity
-   * mismatch the message names both the configured workerId and the certificate identity).
+   * {@link #load(CredentialFiles, String, Clock, Settings, CredentialCheckRecord)} without a
+   * record.
    */
   public static CredentialProvider load(
       CredentialFiles files, String workerId, Clock clock, Settings settings)
       throws CredentialException {
+    return load(files, workerId, clock, settings, CredentialCheckRecord.none());
+  }
+
+  /**
+   * Reads and validates all four files once; any problem is a start-up error (for an identity
+   * mismatch the message names both the configured workerId and the certificate identity). Files
+   * that {@code record} shows were proven before skip the signature checks (see {@link
+   * CredentialCheckRecord}); every set that passes the full check is recorded there.
+   */
+  public static CredentialProvider load(
+      CredentialFiles files,
+      String workerId,
+      Clock clock,
+      Settings settings,
+      CredentialCheckRecord record)
+      throws CredentialException {
     Objects.requireNonNull(workerId, "workerId");
-    CredentialProvider p = new CredentialProvider(files, workerId, clock, settings);
+    CredentialProvider p = new CredentialProvider(files, workerId, clock, settings, record);
     List<FileStamp> before = p.statTls();
     CredentialSet set = p.readTls(1);
     List<FileStamp> after = p.statTls();
@@ -98,7 +120,13 @@ public final class CredentialProvider {
           Reason.FILE_CHANGING, "token file changed while being read; retry");
     }
     p.token = new TokenState(t, null, ts);
-    LOG.log(Level.INFO, "credentials installed: {0}", set);
+    LOG.log(
+        Level.INFO,
+        "credentials installed: {0}{1}",
+        set,
+        p.signatureChecks() == 0
+            ? " (signatures as verified at an earlier start: " + record + ")"
+            : "");
     p.warnExpiry(set);
     return p;
   }
@@ -172,6 +200,11 @@ public final class CredentialProvider {
     boolean valid =
         !now.isBefore(p.chain().get(0).getNotBefore().toInstant()) && now.isBefore(p.notAfter());
     return valid ? java.util.Optional.of(p) : java.util.Optional.empty();
+  }
+
+  /** How many credential sets had their signatures verified (not covered by the record). */
+  int signatureChecks() {
+    return validator.signatureChecks();
   }
 
   /** Days until the installed leaf certificate expires (for status and metrics). */
@@ -265,7 +298,8 @@ public final class CredentialProvider {
       List<X509Certificate> chain = PemReader.certificates(chainPem, "certificate chain file");
       List<X509Certificate> trust = PemReader.certificates(trustPem, "trust bundle file");
       PrivateKey key = PemReader.privateKey(keyPem);
-      String identity = validator.validate(chain, key, trust);
+      byte[] digest = CredentialCheckRecord.digest(workerId, chainPem, keyPem, trustPem);
+      String identity = validator.validate(chain, key, trust, digest);
       return new CredentialSet(generation, chain, key, trust, identity);
     } catch (GeneralSecurityException e) {
       throw new CredentialException(

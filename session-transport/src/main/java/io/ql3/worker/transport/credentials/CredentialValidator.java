@@ -15,31 +15,45 @@ import java.security.cert.PKIXParameters;
 import java.security.cert.TrustAnchor;
 import java.security.cert.X509Certificate;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Date;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 
-/** The consistency rules a credential set must pass before it is installed. */
+/**
+ * The consistency rules a credential set must pass before it is installed. The two that verify
+ * signatures (the key matches the certificate, the chain verifies to the trust bundle) are skipped
+ * for inputs the {@link CredentialCheckRecord} says were proven before; the others run every time.
+ */
 final class CredentialValidator {
   private final Clock clock;
   private final String expectedWorkerId;
+  private final CredentialCheckRecord record;
   private final SecureRandom random = new SecureRandom();
+  private int signatureChecks;
 
-  CredentialValidator(Clock clock, String expectedWorkerId) {
+  CredentialValidator(Clock clock, String expectedWorkerId, CredentialCheckRecord record) {
     this.clock = clock;
     this.expectedWorkerId = expectedWorkerId;
+    this.record = record;
   }
 
   /**
+   * @param digest the inputs' {@link CredentialCheckRecord#digest}
    * @return the certificate identity (equal to the expected workerId)
    */
-  String validate(List<X509Certificate> chain, PrivateKey key, List<X509Certificate> trust)
+  String validate(
+      List<X509Certificate> chain, PrivateKey key, List<X509Certificate> trust, byte[] digest)
       throws CredentialException {
     X509Certificate leaf = chain.get(0);
-    checkKeyMatches(leaf, key);
     Date now = Date.from(clock.instant());
+    boolean proven = record.covers(digest, now.toInstant());
+    if (!proven) {
+      signatureChecks++;
+      checkKeyMatches(leaf, key);
+    }
     try {
       leaf.checkValidity(now); // the JDK client would happily send an expired certificate
     } catch (CertificateExpiredException e) {
@@ -58,7 +72,9 @@ final class CredentialValidator {
               + now.toInstant()
               + ": if the clock is wrong (no RTC, no time sync yet), the agent waits for it");
     }
-    checkChain(chain, trust, now);
+    if (!proven) {
+      checkChain(chain, trust, now);
+    }
     String identity = CertificateIdentity.of(leaf);
     if (!identity.equals(expectedWorkerId)) {
       throw new CredentialException(
@@ -69,7 +85,33 @@ final class CredentialValidator {
               + identity
               + "'");
     }
+    if (!proven) {
+      record.remember(digest, latestNotBefore(chain), earliestNotAfter(chain));
+    }
     return identity;
+  }
+
+  /** How many loads verified the signatures (the others were covered by the record). */
+  int signatureChecks() {
+    return signatureChecks;
+  }
+
+  private static Instant latestNotBefore(List<X509Certificate> chain) {
+    Instant t = Instant.MIN;
+    for (X509Certificate c : chain) {
+      Instant nb = c.getNotBefore().toInstant();
+      t = nb.isAfter(t) ? nb : t;
+    }
+    return t;
+  }
+
+  private static Instant earliestNotAfter(List<X509Certificate> chain) {
+    Instant t = Instant.MAX;
+    for (X509Certificate c : chain) {
+      Instant na = c.getNotAfter().toInstant();
+      t = na.isBefore(t) ? na : t;
+    }
+    return t;
   }
 
   private void checkKeyMatches(X509Certificate leaf, PrivateKey key) throws CredentialException {
