@@ -20,12 +20,13 @@
 #   default agent-cli/target/cds), outside the timed start; QL3_CDS=off: none (the flags before
 #   it). Extra JVM flags for the agent and the floor: QL3_JAVA_OPTS; for the agent
 #   only (e.g. an application class-data archive, which fits its class path only): --agent-opts.
-#   Takes ~1.5-2.5 min.
+#   Takes ~1.5-2.5 min (plus ~5 s for the untimed first start).
 # The timed start is a restart, as on an installed host: an untimed start before it (start,
 # registered, SIGTERM) leaves what an agent keeps in its systemd StateDirectory (the credential
 # check record; STATE_DIRECTORY points the agent at $work/state) and a journal with one session.
 # --first-start times the very first start instead (no record: the credentials' signatures are
-# verified). --first-agent-opts: flags for the untimed first start only, after --agent-opts.
+# verified). --first-agent-opts: flags for the untimed first start only, after --agent-opts (none
+# with --first-start).
 # The control plane is a fresh JVM whose own first TLS handshakes are slow (interpreted); before the
 # agent starts it is warmed up with 40 mTLS handshakes (Python's ssl, the worker's certificate), so
 # start -> registered measures the agent, not a cold server. --cold-server skips that.
@@ -189,12 +190,17 @@ if os.environ["FIRST_START"] != "1":
         first_env["QL3_JAVA_OPTS"] = (env.get("QL3_JAVA_OPTS", "") + " " + os.environ["FIRST_OPTS"]).strip()
     with open(f"{work}/agent-first.log", "w") as flog:
         first = subprocess.Popen(agent_cmd, stdout=flog, stderr=subprocess.STDOUT, env=first_env)
-        deadline = time.monotonic() + 120
-        while time.monotonic() < deadline and first.poll() is None:
-            if any("to=ACTIVE" in l for l in open(f"{work}/agent-first.log")): break
+        deadline = time.monotonic() + 120; registered = False
+        while time.monotonic() < deadline and first.poll() is None and not registered:
+            registered = any("to=ACTIVE" in l for l in open(f"{work}/agent-first.log"))
             time.sleep(0.05)
         first.send_signal(signal.SIGTERM)
-        if first.wait(60) != 0: sys.exit("the untimed first start failed (see agent-first.log; KEEP=1)")
+        try:
+            rc = first.wait(60)
+        except subprocess.TimeoutExpired:
+            first.kill(); first.wait(); rc = None
+        if not registered or rc != 0:
+            sys.exit(f"the untimed first start failed (registered: {registered}, exit: {rc}; see agent-first.log; KEEP=1)")
 alog = open(f"{work}/agent.log", "w")
 t0 = time.monotonic()
 agent = subprocess.Popen(agent_cmd, stdout=alog, stderr=subprocess.STDOUT, env=env)

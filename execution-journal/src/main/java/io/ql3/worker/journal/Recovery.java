@@ -320,6 +320,13 @@ final class Recovery {
    * cost every restart ~0.3 s of CPU (docs/perf/edge.md, "Tenth pass").
    */
   static int endOfNonZero(ByteBuffer buf, int from, int limit) {
+    if (!buf.hasArray()) {
+      int end = limit;
+      while (end > from && buf.get(end - 1) == 0) {
+        end--;
+      }
+      return end;
+    }
     byte[] a = buf.array();
     int base = buf.arrayOffset();
     int end = limit;

@@ -36,7 +36,10 @@ class TornTailEndProperties {
     ByteBuffer buf = ByteBuffer.wrap(array, offset, length).slice();
     int from = length * fromPercent / 100;
 
-    assertThat(Recovery.endOfNonZero(buf, from, length)).isEqualTo(byteByByte(buf, from, length));
+    int expected = byteByByte(buf, from, length);
+    assertThat(Recovery.endOfNonZero(buf, from, length)).isEqualTo(expected);
+    ByteBuffer direct = ByteBuffer.allocateDirect(length).put(buf.duplicate()).flip();
+    assertThat(Recovery.endOfNonZero(direct, from, length)).isEqualTo(expected);
   }
 
   private static int byteByByte(ByteBuffer buf, int from, int limit) {

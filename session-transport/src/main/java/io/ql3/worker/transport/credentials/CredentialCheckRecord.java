@@ -1,33 +1,39 @@
 package io.ql3.worker.transport.credentials;
 
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
+import java.nio.channels.SeekableByteChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.NoSuchFileException;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.Security;
 import java.time.Instant;
 import java.util.HexFormat;
+import java.util.Set;
 
 /**
  * What this agent has already proven about a credential set, kept across restarts: a start whose
  * files are byte for byte the ones proven before skips the two signature checks of {@link
  * CredentialValidator} (the private key signs and the certificate verifies; the chain's signatures
  * verify to the trust bundle). Under the edge profile's interpreter those are P-256 operations
- * costing ~100 ms of a start's CPU (docs/perf/edge.md, "Tenth pass").
+ * costing ~0.1 s of a start's CPU (docs/perf/edge.md, "Tenth pass").
  *
  * <p><b>Guarantee.</b> A record covers exactly the inputs it was written for — the worker id and
- * the bytes of the chain, key and trust files, hashed together with SHA-256 — and only while the
- * clock is inside the validity window of every certificate of the chain. Anything else (no record,
- * another digest, a damaged or unknown line, the clock outside the window) is "not covered" and the
- * full check runs; the checks that do not sign (validity of the leaf, the identity) run at every
- * load either way. A rotation installs other bytes, so it is always checked in full.
+ * the bytes of the chain, key and trust files, with the rules that checked them (the JDK's version
+ * and its certificate-path constraints), hashed together with SHA-256 — and only while the clock is
+ * inside the validity window of every certificate of the chain. Anything else (no record, another
+ * digest, a damaged or unknown line, the clock outside the window) is "not covered" and the full
+ * check runs; the checks that do not sign (validity of the leaf, the identity) run at every load
+ * either way. A rotation installs other bytes, so it is always checked in full.
  *
  * <p><b>Limits.</b> Not a security boundary: whoever can write the state directory can write a
  * record, and what that buys them is the loss of a clear local error, because the server verifies
@@ -42,8 +48,9 @@ import java.util.HexFormat;
  *   <tr><th>field</th><th>value</th></tr>
  *   <tr><td>magic</td><td>{@code ql3w-credential-check}</td></tr>
  *   <tr><td>version</td><td>{@code 1}</td></tr>
- *   <tr><td>digest</td><td>64 lower-case hex digits: SHA-256 over the four inputs, each as a
- *       4-byte big-endian length and its bytes (worker id in UTF-8, chain, key, trust)</td></tr>
+ *   <tr><td>digest</td><td>64 lower-case hex digits: SHA-256 over five inputs, each as a 4-byte
+ *       big-endian length and its bytes: {@link #rules()} and the worker id in UTF-8, the chain,
+ *       key and trust files</td></tr>
  *   <tr><td>valid from</td><td>the latest {@code notBefore} of the chain, epoch seconds</td></tr>
  *   <tr><td>valid until</td><td>the earliest {@code notAfter} of the chain, epoch seconds</td></tr>
  * </table>
@@ -95,7 +102,10 @@ public final class CredentialCheckRecord {
     return file == null ? "none" : file.toString();
   }
 
-  /** The digest a record covers: SHA-256 over the four inputs, each preceded by its length. */
+  /**
+   * The digest a record covers: SHA-256 over the rules the check applied ({@link #rules()}) and the
+   * four inputs, each preceded by its length.
+   */
   static byte[] digest(String workerId, byte[] chain, byte[] key, byte[] trust) {
     MessageDigest sha;
     try {
@@ -103,12 +113,31 @@ public final class CredentialCheckRecord {
     } catch (NoSuchAlgorithmException e) {
       throw new IllegalStateException("SHA-256 is a mandatory JDK algorithm", e);
     }
-    for (byte[] part :
-        new byte[][] {workerId.getBytes(StandardCharsets.UTF_8), chain, key, trust}) {
+    byte[][] parts = {
+      rules().getBytes(StandardCharsets.UTF_8),
+      workerId.getBytes(StandardCharsets.UTF_8),
+      chain,
+      key,
+      trust
+    };
+    for (byte[] part : parts) {
       sha.update(ByteBuffer.allocate(4).putInt(part.length).array());
       sha.update(part);
     }
     return sha.digest();
+  }
+
+  /**
+   * What decides the checks' verdict besides the files: this rule set's version (raise it when
+   * {@link CredentialValidator} checks more), the JDK's version and its certificate-path algorithm
+   * constraints. An upgrade of either, or a tightened {@code jdk.certpath.disabledAlgorithms},
+   * checks unchanged files in full again.
+   */
+  static String rules() {
+    return "rules 1; java "
+        + Runtime.version()
+        + "; jdk.certpath.disabledAlgorithms "
+        + Security.getProperty("jdk.certpath.disabledAlgorithms");
   }
 
   /** Whether the signatures of the inputs with {@code digest} were proven and still hold at now. */
@@ -116,16 +145,20 @@ public final class CredentialCheckRecord {
     if (file == null) {
       return false;
     }
+    // A regular file only, read through no link and bounded: a FIFO or a link to /dev/zero in its
+    // place must not stall or exhaust the start.
+    if (!Files.isRegularFile(file, LinkOption.NOFOLLOW_LINKS)) {
+      return false;
+    }
     String line;
-    try {
-      if (Files.size(file) > MAX_BYTES) {
+    try (InputStream in = Files.newInputStream(file, LinkOption.NOFOLLOW_LINKS)) {
+      byte[] bytes = in.readNBytes(MAX_BYTES + 1);
+      if (bytes.length > MAX_BYTES) {
         return false;
       }
-      line = Files.readString(file, StandardCharsets.US_ASCII);
-    } catch (NoSuchFileException e) {
-      return false;
+      line = new String(bytes, StandardCharsets.US_ASCII);
     } catch (IOException | RuntimeException e) {
-      return false; // unreadable or not ASCII: the full check decides
+      return false; // gone, unreadable or replaced meanwhile: the full check decides
     }
     String[] f = line.endsWith("\n") ? line.substring(0, line.length() - 1).split(" ", -1) : null;
     if (f == null || f.length != 5 || !MAGIC.equals(f[0]) || !VERSION.equals(f[1])) {
@@ -162,9 +195,20 @@ public final class CredentialCheckRecord {
     Path tmp = file.resolveSibling("." + FILE_NAME + ".tmp");
     try {
       Files.deleteIfExists(tmp);
-      Files.createFile(
-          tmp, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
-      Files.writeString(tmp, line, StandardCharsets.US_ASCII);
+      // Created here, owner-only, through no link; then renamed over the record.
+      try (SeekableByteChannel ch =
+          Files.newByteChannel(
+              tmp,
+              Set.of(
+                  StandardOpenOption.CREATE_NEW,
+                  StandardOpenOption.WRITE,
+                  LinkOption.NOFOLLOW_LINKS),
+              PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")))) {
+        ByteBuffer b = ByteBuffer.wrap(line.getBytes(StandardCharsets.US_ASCII));
+        while (b.hasRemaining()) {
+          ch.write(b);
+        }
+      }
       Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
     } catch (IOException | UnsupportedOperationException e) {
       if (!writeFailureLogged) {

@@ -114,6 +114,23 @@ class CredentialCheckRecordTest {
   }
 
   @Test
+  void aRecordThatIsNotARegularFileIsIgnoredWithoutReadingIt() throws Exception {
+    Files.createSymbolicLink(recordFile, Path.of("/dev/zero")); // endless: must not be read
+    assertThat(load().signatureChecks()).isEqualTo(1);
+    Files.delete(recordFile);
+    assertThat(new ProcessBuilder("mkfifo", recordFile.toString()).start().waitFor()).isZero();
+    assertThat(load().signatureChecks()).isEqualTo(1); // a FIFO with no writer would block a read
+  }
+
+  @Test
+  void theDigestCoversTheJdkAndItsCertificatePathConstraints() {
+    assertThat(CredentialCheckRecord.rules())
+        .contains(Runtime.version().toString())
+        .contains(
+            String.valueOf(java.security.Security.getProperty("jdk.certpath.disabledAlgorithms")));
+  }
+
+  @Test
   void theRecordHoldsOnlyInsideTheChainsValidity() {
     CredentialCheckRecord record = CredentialCheckRecord.at(recordFile);
     byte[] d = CredentialCheckRecord.digest("w", new byte[] {1}, new byte[] {2}, new byte[] {3});
