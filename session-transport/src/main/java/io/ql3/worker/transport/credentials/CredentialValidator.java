@@ -86,7 +86,7 @@ final class CredentialValidator {
               + "'");
     }
     if (!proven) {
-      record.remember(digest, latestNotBefore(chain), earliestNotAfter(chain));
+      rememberProven(chain, digest);
     }
     return identity;
   }
@@ -96,22 +96,17 @@ final class CredentialValidator {
     return signatureChecks;
   }
 
-  private static Instant latestNotBefore(List<X509Certificate> chain) {
-    Instant t = Instant.MIN;
+  /** Records the chain as proven while every certificate of it is valid. */
+  private void rememberProven(List<X509Certificate> chain, byte[] digest) {
+    Instant from = Instant.MIN;
+    Instant until = Instant.MAX;
     for (X509Certificate c : chain) {
-      Instant nb = c.getNotBefore().toInstant();
-      t = nb.isAfter(t) ? nb : t;
+      Instant notBefore = c.getNotBefore().toInstant();
+      Instant notAfter = c.getNotAfter().toInstant();
+      from = notBefore.isAfter(from) ? notBefore : from;
+      until = notAfter.isBefore(until) ? notAfter : until;
     }
-    return t;
-  }
-
-  private static Instant earliestNotAfter(List<X509Certificate> chain) {
-    Instant t = Instant.MAX;
-    for (X509Certificate c : chain) {
-      Instant na = c.getNotAfter().toInstant();
-      t = na.isBefore(t) ? na : t;
-    }
-    return t;
+    record.remember(digest, from, until);
   }
 
   private void checkKeyMatches(X509Certificate leaf, PrivateKey key) throws CredentialException {

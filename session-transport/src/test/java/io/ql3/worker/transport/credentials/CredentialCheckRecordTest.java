@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.security.cert.X509Certificate;
 import java.time.Duration;
 import java.time.Instant;
 import org.junit.jupiter.api.BeforeEach;
@@ -155,6 +156,17 @@ class CredentialCheckRecordTest {
         .isEqualTo("rw-------");
     String key = Files.readString(dir.files().privateKey());
     assertThat(line).doesNotContain(key.lines().skip(1).findFirst().orElseThrow());
+
+    // The window is where every certificate of the chain file is valid.
+    long from = Long.MIN_VALUE;
+    long until = Long.MAX_VALUE;
+    for (X509Certificate c :
+        PemReader.certificates(
+            Files.readAllBytes(dir.files().certificateChain()), "certificate chain file")) {
+      from = Math.max(from, c.getNotBefore().toInstant().getEpochSecond());
+      until = Math.min(until, c.getNotAfter().toInstant().getEpochSecond());
+    }
+    assertThat(line.trim().split(" ")).endsWith(Long.toString(from), Long.toString(until));
   }
 
   @Test
