@@ -79,7 +79,7 @@ final class JournalWriter {
 
   /** Opens the active segment (recovered or new), then starts the writer thread: OPEN. */
   void start(Recovery.Plan plan) throws IOException {
-    batchBuf = ByteBuffer.allocateDirect(config.segmentBytes());
+    batchBuf = BatchBuffers.create(config.segmentBytes());
     segments.open(plan);
     synchronized (stateLock) {
       durableFacts = state.facts(null);
@@ -385,6 +385,7 @@ final class JournalWriter {
         if (batchFirst < 0) {
           batchFirst = seq;
         }
+        batchBuf = BatchBuffers.withRoom(batchBuf, frame, config.segmentBytes());
         lastFrame =
             Frame.write(
                 batchBuf, crc, salt, seq, batchFirst, RecordCodec.kindOf(p.record), scratch);
