@@ -320,15 +320,16 @@ final class Recovery {
    * cost every restart ~0.3 s of CPU (docs/perf/edge.md, "Tenth pass").
    */
   static int endOfNonZero(ByteBuffer buf, int from, int limit) {
-    if (!buf.hasArray()) {
-      int end = limit;
-      while (end > from && buf.get(end - 1) == 0) {
-        end--;
-      }
-      return end;
+    byte[] a;
+    int base;
+    if (buf.hasArray()) {
+      a = buf.array();
+      base = buf.arrayOffset();
+    } else {
+      a = new byte[limit - from]; // a buffer without one: its range copied once
+      buf.get(from, a);
+      base = -from;
     }
-    byte[] a = buf.array();
-    int base = buf.arrayOffset();
     int end = limit;
     while (end > from && a[base + end - 1] == 0) {
       end--;
