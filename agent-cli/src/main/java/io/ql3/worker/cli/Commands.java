@@ -141,7 +141,7 @@ final class Commands implements Callable<Integer> {
     @Override
     public Integer call() {
       // Reached only through picocli (e.g. 'help run'); Main dispatches 'run' itself.
-      System.out.println(RunCommand.USAGE);
+      System.out.println(RunCommand.usage());
       return ExitCode.OK.code();
     }
   }

@@ -41,8 +41,11 @@ final class RunCommand {
           ExitCode.NOPERM,
           ExitCode.CONFIG);
 
-  static final String USAGE =
-      """
+  /**
+   * Built when asked for: its exit-code lines use the JDK's formatter, which a service never needs.
+   */
+  static String usage() {
+    return """
       Usage: ql3-worker run --config FILE [--profile edge|node] [--log-format logfmt|json]
                             [--log-level debug|info|warn|error] [--wait-for-recovery]
                             [--help] [--version]
@@ -59,8 +62,9 @@ final class RunCommand {
                              instead of exiting %d
       Exit codes:
       """
-              .formatted(ExitCode.CONFIG.code())
-          + ExitCode.usageLines(RunCommand.EXIT_CODES, 90);
+            .formatted(ExitCode.CONFIG.code())
+        + ExitCode.usageLines(RunCommand.EXIT_CODES, 90);
+  }
 
   private RunCommand() {}
 
@@ -80,7 +84,7 @@ final class RunCommand {
       }
       switch (name) {
         case "--help", "-h" -> {
-          out.println(USAGE);
+          out.println(usage());
           return ExitCode.OK.code();
         }
         case "--version", "-V" -> {
@@ -91,7 +95,7 @@ final class RunCommand {
         case "--profile", "--config", "--log-format", "--log-level" -> {
           if (value == null) {
             if (i + 1 >= args.length) {
-              err.println("ql3-worker run: " + name + " needs a value\n" + USAGE);
+              err.println("ql3-worker run: " + name + " needs a value\n" + usage());
               return ExitCode.USAGE.code();
             }
             value = args[++i];
@@ -104,13 +108,13 @@ final class RunCommand {
           }
         }
         default -> {
-          err.println("ql3-worker run: unknown option '" + a + "'\n" + USAGE);
+          err.println("ql3-worker run: unknown option '" + a + "'\n" + usage());
           return ExitCode.USAGE.code();
         }
       }
     }
     if (config == null) {
-      err.println("ql3-worker run: --config is required\n" + USAGE);
+      err.println("ql3-worker run: --config is required\n" + usage());
       return ExitCode.USAGE.code();
     }
     AgentProfile profile = null;

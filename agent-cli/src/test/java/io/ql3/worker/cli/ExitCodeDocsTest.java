@@ -127,7 +127,7 @@ class ExitCodeDocsTest {
         assertThat(usage).as(cl.getCommandName()).contains(String.format("%2d", e.code()));
       }
     }
-    String run = RunCommand.USAGE.replaceAll("\\s+", " ");
+    String run = RunCommand.usage().replaceAll("\\s+", " ");
     for (ExitCode e : RunCommand.EXIT_CODES) {
       assertThat(run).contains(" " + e.code() + " " + e.plainMeaning());
     }

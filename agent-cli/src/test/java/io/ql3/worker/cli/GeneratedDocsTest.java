@@ -39,7 +39,7 @@ class GeneratedDocsTest {
     preformatted(b, root.getUsageMessage(CommandLine.Help.Ansi.OFF));
     b.append(".SH COMMANDS\n");
     b.append(".SS run\n");
-    preformatted(b, RunCommand.USAGE);
+    preformatted(b, RunCommand.usage());
     for (String[] path : paths(root)) {
       if (path[0].equals("run") || path[0].equals("help")) {
         continue;

@@ -25,11 +25,20 @@ final class SegmentFiles {
   private SegmentFiles() {}
 
   static String logName(long baseSeq) {
-    return String.format("seg-%020d.log", baseSeq);
+    return "seg-" + twentyDigits(baseSeq) + ".log";
   }
 
   static String snapshotName(long seq) {
-    return String.format("snap-%020d.snap", seq);
+    return "snap-" + twentyDigits(seq) + ".snap";
+  }
+
+  /**
+   * {@code n} (not negative) zero-padded to 20 digits, without {@code String.format}: the JDK's
+   * formatter loads its locale machinery, ~100 classes the edge agent otherwise never needs.
+   */
+  private static String twentyDigits(long n) {
+    String digits = Long.toString(n);
+    return "0".repeat(20 - digits.length()) + digits;
   }
 
   /** Base sequence from a log segment name, or -1 when not one. */

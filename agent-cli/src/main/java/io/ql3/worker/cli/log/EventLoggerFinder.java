@@ -2,7 +2,6 @@ package io.ql3.worker.cli.log;
 
 import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import io.ql3.worker.runtime.log.EventLog;
-import java.text.MessageFormat;
 import java.time.Clock;
 import java.util.ResourceBundle;
 
@@ -69,7 +68,7 @@ public final class EventLoggerFinder extends System.LoggerFinder {
         return;
       }
       String msg =
-          params == null || params.length == 0 ? format : MessageFormat.format(format, params);
+          params == null || params.length == 0 ? format : LogMessages.format(format, params);
       target.log(map(level), "log", "logger", shortName(), "msg", msg);
     }
 

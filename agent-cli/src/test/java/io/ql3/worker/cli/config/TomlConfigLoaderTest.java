@@ -332,4 +332,30 @@ class TomlConfigLoaderTest {
     assertThat(tree.get("d")).isEqualTo(List.of(1L, 2L));
     assertThat(((Map<?, ?>) tree.get("t")).get("x")).isEqualTo(1.5d);
   }
+
+  @Test
+  void aFileThatIsNotUtf8IsRefusedAndALeadingByteOrderMarkIsNot() throws Exception {
+    Path f = dir.resolve("agent.toml");
+    byte[] latin1 =
+        MINIMAL.replace("edge-0001", "edge-0001\u00e9").getBytes(StandardCharsets.ISO_8859_1);
+    Files.write(f, latin1);
+    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("not UTF-8");
+    Files.writeString(f, "\uFEFF" + MINIMAL, StandardCharsets.UTF_8);
+    assertThat(loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigReader.Enabled.class);
+  }
+
+  @Test
+  void aSyntaxErrorNamesItsLineAndColumn() {
+    ConfigException e =
+        refused(
+            MINIMAL.replace("max-concurrent-runs = 2", "max-concurrent-runs = 02"),
+            AgentProfile.EDGE);
+    int line =
+        (int) MINIMAL.lines().takeWhile(l -> !l.startsWith("max-concurrent-runs")).count() + 1;
+    assertThat(e.getMessage())
+        .contains("invalid TOML at line " + line + ", column 23")
+        .contains("leading zeros");
+  }
 }

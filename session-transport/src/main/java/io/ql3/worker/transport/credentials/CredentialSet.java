@@ -9,6 +9,8 @@ import java.security.cert.X509Certificate;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.ZoneOffset;
 import java.util.HexFormat;
 import java.util.List;
 import javax.net.ssl.TrustManagerFactory;
@@ -157,7 +159,18 @@ public final class CredentialSet {
         + ", serial="
         + serial().toString(16)
         + ", notAfter="
-        + notAfter()
+        + utcSeconds(notAfter())
         + "]";
+  }
+
+  /**
+   * {@code 2026-12-06T07:52:00Z}, as {@link Instant#toString()} writes a whole second, without its
+   * {@code DateTimeFormatter}: ~40 classes and their tables that the edge agent otherwise never
+   * loads.
+   */
+  private static String utcSeconds(Instant t) {
+    LocalDateTime utc = LocalDateTime.ofEpochSecond(t.getEpochSecond(), 0, ZoneOffset.UTC);
+    String time = utc.toLocalTime().toString(); // "HH:mm" when the seconds are zero
+    return utc.toLocalDate() + "T" + (time.length() == 5 ? time + ":00" : time) + "Z";
   }
 }

@@ -16,6 +16,7 @@ import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -59,6 +60,15 @@ class CredentialProviderTest {
     assertThat(first.leafFingerprint()).isEqualTo(client.sha256());
     assertThat(first.toString()).doesNotContain("PRIVATE");
     assertThat(p.daysToExpiry()).isBetween(28L, 30L);
+  }
+
+  @Test
+  void theInstalledSetDescribesItselfWithoutKeyMaterialAndNotAfterInUtc() throws Exception {
+    CredentialSet set = load().tls();
+    assertThat(set.toString())
+        .contains("identity=" + Vectors.WORKER)
+        .contains("notAfter=" + set.notAfter().truncatedTo(ChronoUnit.SECONDS) + "]")
+        .doesNotContain("PRIVATE");
   }
 
   @Test
