@@ -10,7 +10,9 @@ import io.ql3.worker.transport.credentials.FilePermissions;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.ByteBuffer;
-import java.nio.charset.CharacterCodingException;
+import java.nio.CharBuffer;
+import java.nio.charset.CharsetDecoder;
+import java.nio.charset.CoderResult;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -53,21 +55,32 @@ public final class TomlConfigLoader {
   }
 
   /**
-   * The text of a UTF-8 file (a leading byte order mark is skipped); malformed bytes are refused.
+   * The text of a UTF-8 file (a leading byte order mark is skipped); the first malformed byte is
+   * refused by its line and byte offset.
    */
   private static String utf8(Path file, byte[] bytes) throws ConfigException {
-    try {
-      String text =
-          StandardCharsets.UTF_8
-              .newDecoder()
-              .onMalformedInput(CodingErrorAction.REPORT)
-              .onUnmappableCharacter(CodingErrorAction.REPORT)
-              .decode(ByteBuffer.wrap(bytes))
-              .toString();
-      return text.startsWith("\uFEFF") ? text.substring(1) : text;
-    } catch (CharacterCodingException e) {
-      throw new ConfigException(file, "", "not UTF-8 text: " + e.getMessage());
+    CharsetDecoder decoder =
+        StandardCharsets.UTF_8
+            .newDecoder()
+            .onMalformedInput(CodingErrorAction.REPORT)
+            .onUnmappableCharacter(CodingErrorAction.REPORT);
+    ByteBuffer in = ByteBuffer.wrap(bytes);
+    CharBuffer out = CharBuffer.allocate(bytes.length);
+    CoderResult result = decoder.decode(in, out, true);
+    if (!result.isError()) {
+      result = decoder.flush(out);
     }
+    if (result.isError()) {
+      int offset = in.position();
+      int line = 1;
+      for (int i = 0; i < offset; i++) {
+        line += bytes[i] == '\n' ? 1 : 0;
+      }
+      throw new ConfigException(
+          file, "", "not UTF-8 text: line " + line + ", byte " + offset + " of the file");
+    }
+    String text = out.flip().toString();
+    return text.startsWith("\uFEFF") ? text.substring(1) : text;
   }
 
   private static byte[] readBounded(Path file) throws ConfigException {

@@ -1,5 +1,7 @@
 package io.ql3.worker.cli.toml;
 
+import java.util.Locale;
+
 /**
  * A position in a TOML document with what every part of the grammar shares: whitespace, comments,
  * newlines (LF or CRLF; a lone CR is refused) and errors that name their line and column.
@@ -100,14 +102,14 @@ final class TomlCursor {
     skipSpaces();
     skipComment();
     if (!atEnd() && !skipNewline()) {
-      throw error("expected the end of the line, found " + describe(peek()));
+      throw error("expected the end of the line, found " + describeNext());
     }
   }
 
   /** Consumes {@code c} or fails with {@code what}. */
   void expect(char c, String what) throws TomlSyntaxException {
     if (peek() != c) {
-      throw error(what + ", found " + describe(peek()));
+      throw error(what + ", found " + describeNext());
     }
     pos++;
   }
@@ -121,13 +123,23 @@ final class TomlCursor {
     return pos;
   }
 
+  /** The 1-based line of the position. */
+  int line() {
+    return line;
+  }
+
   TomlSyntaxException error(String what) {
     return errorAt(pos, what);
   }
 
-  /** An error at {@code position}, which is on the current line. */
+  /** An error at {@code position}, which is on the current line; columns count characters. */
   TomlSyntaxException errorAt(int position, String what) {
-    return new TomlSyntaxException(line, position - lineStart + 1, what);
+    return new TomlSyntaxException(line, text.codePointCount(lineStart, position) + 1, what);
+  }
+
+  /** The character at the position, for an error message (a whole code point). */
+  String describeNext() {
+    return atEnd() ? describe(EOF) : describe(text.codePointAt(pos));
   }
 
   /** Control characters TOML refuses in strings and comments: all but tab. */
@@ -135,6 +147,7 @@ final class TomlCursor {
     return (c < 0x20 && c != '\t') || c == 0x7f;
   }
 
+  /** A code point for an error message: quoted, or named when it would not print. */
   static String describe(int c) {
     if (c == EOF) {
       return "the end of the file";
@@ -142,9 +155,31 @@ final class TomlCursor {
     if (c == '\n' || c == '\r') {
       return "the end of the line";
     }
-    if (c < 0x20 || c == 0x7f) {
-      return String.format("U+%04X", c);
+    if (isControl(c) || c == '\t' || (c <= 0xffff && Character.isSurrogate((char) c))) {
+      return codePoint(c);
     }
-    return "'" + (char) c + "'";
+    return "'" + new String(Character.toChars(c)) + "'";
+  }
+
+  /** {@code U+001B}: four hex digits at least. */
+  static String codePoint(int c) {
+    String hex = Integer.toHexString(c).toUpperCase(Locale.ROOT);
+    return "U+" + "0".repeat(Math.max(0, 4 - hex.length())) + hex;
+  }
+
+  /** Appends {@code s} as a TOML basic string, control characters escaped: safe in a message. */
+  static void quote(StringBuilder b, String s) {
+    b.append('"');
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c == '"' || c == '\\') {
+        b.append('\\').append(c);
+      } else if (isControl(c) || c == '\t') {
+        b.append("\\u").append(codePoint(c), 2, 6);
+      } else {
+        b.append(c);
+      }
+    }
+    b.append('"');
   }
 }

@@ -33,7 +33,7 @@ final class TomlScalars {
     }
     String t = in.since(start);
     if (t.isEmpty()) {
-      throw in.error("expected a value, found " + TomlCursor.describe(in.peek()));
+      throw in.error("expected a value, found " + in.describeNext());
     }
     try {
       return classify(t);

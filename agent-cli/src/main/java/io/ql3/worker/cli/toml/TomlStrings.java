@@ -9,13 +9,25 @@ package io.ql3.worker.cli.toml;
 final class TomlStrings {
   private TomlStrings() {}
 
-  /** A string at the cursor: any of the four forms ({@code multiLine} false for keys). */
-  static String read(TomlCursor in, boolean multiLine) throws TomlSyntaxException {
+  /** A string value at the cursor: any of the four forms. */
+  static String readValue(TomlCursor in) throws TomlSyntaxException {
     char quote = (char) in.peek();
-    boolean triple = multiLine && in.peek(1) == quote && in.peek(2) == quote;
-    if (triple) {
+    if (in.peek(1) == quote && in.peek(2) == quote) {
       return readMultiLine(in, quote);
     }
+    return readOneLine(in, quote);
+  }
+
+  /** A quoted key at the cursor: a basic or literal string on one line. */
+  static String readKey(TomlCursor in) throws TomlSyntaxException {
+    char quote = (char) in.peek();
+    if (in.peek(1) == quote && in.peek(2) == quote) {
+      throw in.error("a key cannot be a multi-line string");
+    }
+    return readOneLine(in, quote);
+  }
+
+  private static String readOneLine(TomlCursor in, char quote) throws TomlSyntaxException {
     in.advance();
     StringBuilder out = new StringBuilder();
     while (true) {
@@ -38,6 +50,7 @@ final class TomlStrings {
   }
 
   private static String readMultiLine(TomlCursor in, char quote) throws TomlSyntaxException {
+    int openedOn = in.line();
     in.advance(3);
     in.skipNewline(); // a newline right after the opening quotes is not part of the string
     StringBuilder out = new StringBuilder();
@@ -57,7 +70,7 @@ final class TomlStrings {
         return out.toString();
       }
       if (c == TomlCursor.EOF) {
-        throw in.error("unterminated multi-line string");
+        throw in.error("unterminated multi-line string (opened on line " + openedOn + ")");
       }
       if (c == '\n' || c == '\r') {
         int start = in.position();
@@ -115,7 +128,7 @@ final class TomlStrings {
       }
       default -> {
         in.advance();
-        throw in.error("invalid escape \\" + (c == TomlCursor.EOF ? "" : (char) c));
+        throw in.error("invalid escape: a backslash before " + in.describeNext());
       }
     }
     in.advance(2);
@@ -136,7 +149,8 @@ final class TomlStrings {
       }
     }
     if (value >= Character.MIN_SURROGATE && value <= Character.MAX_SURROGATE) {
-      throw in.error(String.format("escape of a surrogate (U+%04X) is not a character", value));
+      throw in.error(
+          "escape of a surrogate (" + TomlCursor.codePoint(value) + ") is not a character");
     }
     in.advance(2 + digits);
     return value;

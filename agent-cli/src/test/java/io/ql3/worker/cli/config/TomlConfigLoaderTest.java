@@ -339,11 +339,16 @@ class TomlConfigLoaderTest {
     byte[] latin1 =
         MINIMAL.replace("edge-0001", "edge-0001\u00e9").getBytes(StandardCharsets.ISO_8859_1);
     Files.write(f, latin1);
+    int offset = MINIMAL.indexOf("edge-0001") + "edge-0001".length();
+    int line = (int) MINIMAL.substring(0, offset).chars().filter(c -> c == '\n').count() + 1;
     assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE))
         .isInstanceOf(ConfigException.class)
-        .hasMessageContaining("not UTF-8");
+        .hasMessageContaining("not UTF-8 text: line " + line + ", byte " + offset + " of the file");
     Files.writeString(f, "\uFEFF" + MINIMAL, StandardCharsets.UTF_8);
     assertThat(loader.load(f, AgentProfile.EDGE)).isInstanceOf(ConfigReader.Enabled.class);
+    Files.writeString(f, "\uFEFFenabled = tru\n", StandardCharsets.UTF_8);
+    assertThatThrownBy(() -> loader.load(f, AgentProfile.EDGE))
+        .hasMessageContaining("invalid TOML at line 1, column 11: invalid value 'tru'");
   }
 
   @Test

@@ -29,6 +29,19 @@ class LogMessagesTest {
   }
 
   @Test
+  void twoDigitArgumentsAreReplacedAndLongerOnesLeftToMessageFormat() {
+    Object[] eleven = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, "ten"};
+    assertThat(LogMessages.format("{10}/{1}", eleven)).isEqualTo("ten/1");
+    assertThat(LogMessages.format("{100}", eleven))
+        .isEqualTo(MessageFormat.format("{100}", eleven));
+  }
+
+  @Test
+  void anUnclosedBraceIsLeftToMessageFormatAndNeverThrows() {
+    assertThat(LogMessages.format("{0} {", "a")).isEqualTo("{0} { [a]");
+  }
+
+  @Test
   void quotesAndFormatTypesAreLeftToMessageFormat() {
     assertThat(LogMessages.format("it''s {0}", "x")).isEqualTo("it's x");
     assertThat(LogMessages.format("'{0}' is {0}", "x")).isEqualTo("{0} is x");

@@ -12,6 +12,7 @@ import java.util.Map;
 import java.util.Random;
 import net.jqwik.api.Arbitraries;
 import net.jqwik.api.Arbitrary;
+import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
@@ -46,6 +47,49 @@ class TomlParserProperties {
     }
     String text = new Renderer(new Random(seed)).document(model);
     assertSameAsJacksonAndModel(text, model);
+  }
+
+  /**
+   * Any document is a tree or a {@link TomlSyntaxException}, never another exception: valid
+   * documents with characters inserted, deleted or repeated where the grammar is most sensitive.
+   */
+  @Property(tries = 2000)
+  void mutatedDocumentsAreReadOrRefusedWithASyntaxErrorOnly(
+      @ForAll("documents") Map<String, Object> model,
+      @ForAll long seed,
+      @ForAll("mutations") List<Tuple.Tuple3<Integer, Integer, Character>> mutations) {
+    StringBuilder text = new StringBuilder(new Renderer(new Random(seed)).document(model));
+    for (Tuple.Tuple3<Integer, Integer, Character> m : mutations) {
+      if (text.length() == 0) {
+        break;
+      }
+      int at = Math.floorMod(m.get2(), text.length());
+      switch (m.get1()) {
+        case 0 -> text.insert(at, m.get3().charValue());
+        case 1 -> text.deleteCharAt(at);
+        default -> text.insert(at, text.charAt(at));
+      }
+    }
+    try {
+      TomlParser.parse(text.toString());
+    } catch (TomlSyntaxException e) {
+      assertThat(e.line()).isPositive();
+      assertThat(e.column()).isPositive();
+    }
+  }
+
+  @Provide
+  Arbitrary<List<Tuple.Tuple3<Integer, Integer, Character>>> mutations() {
+    Arbitrary<Character> sensitive =
+        Arbitraries.of(
+            '"', '\'', '\\', '[', ']', '{', '}', '=', ',', '.', '#', '\r', '\n', '_', '+', '-', ':',
+            'e', 'E', 'x', 'o', 'b', '0', '9', 't', 'Z', ' ', '\t', '\u0000', '\u00e9', '\ud83d');
+    return Combinators.combine(
+            Arbitraries.integers().between(0, 2), Arbitraries.integers(), sensitive)
+        .as(Tuple::of)
+        .list()
+        .ofMinSize(1)
+        .ofMaxSize(4);
   }
 
   private static void assertSameAsJacksonAndModel(String text, Map<String, Object> model)

@@ -1243,9 +1243,41 @@ class TomlParserTest {
   }
 
   @Test
+  void aTableMadeOnlyAsAHeadersParentIsDefinedByDottedKeysOfItsParentsSection() throws Exception {
+    // The case TOML 1.0.0 leaves open (toml-lang/toml#846), decided in TomlTables' javadoc.
+    Map<String, Object> tree = TomlParser.parse("[a.b.c]\nz = 9\n[a]\nb.d = 1\n");
+    assertThat(tree).isEqualTo(Map.of("a", Map.of("b", Map.of("c", Map.of("z", 9L), "d", 1L))));
+    assertThatThrownBy(() -> TomlParser.parse("[a.b.c]\nz = 9\n[a]\nb.d = 1\n[a.b]\n"))
+        .isInstanceOf(TomlSyntaxException.class)
+        .hasMessage("line 5, column 1: [a.b]: already defined as a table");
+  }
+
+  @Test
+  void errorMessagesSayWhatAndWhereInCharactersAndQuoteWhatWouldNotPrint() {
+    assertThat(catchThrowable(() -> TomlParser.parse("a = \"\"\"abc\n\n\n")))
+        .hasMessage("line 4, column 1: unterminated multi-line string (opened on line 1)");
+    assertThat(catchThrowable(() -> TomlParser.parse("a = [\n1,\n")))
+        .hasMessage("line 3, column 1: unterminated array (opened on line 1)");
+    assertThat(catchThrowable(() -> TomlParser.parse("a = { b = 1, }")))
+        .hasMessage("line 1, column 14: an inline table ends without a comma after its last pair");
+    assertThat(catchThrowable(() -> TomlParser.parse("a = \"x\\q\"")))
+        .hasMessage("line 1, column 8: invalid escape: a backslash before 'q'");
+    assertThat(catchThrowable(() -> TomlParser.parse("a = \"\uD83D\uDE00\uD83D\uDE00\" b")))
+        .hasMessage("line 1, column 10: expected the end of the line, found 'b'");
+    assertThat(catchThrowable(() -> TomlParser.parse("a = \uD83D\uDE00")))
+        .hasMessageEndingWith("found '\uD83D\uDE00'");
+    assertThat(catchThrowable(() -> TomlParser.parse("\"x\\u001b[2J\" = 1\n\"x\\u001b[2J\" = 2")))
+        .hasMessage("line 2, column 1: \"x\\u001B[2J\" is defined twice");
+    assertThat(catchThrowable(() -> TomlParser.parse("\"\"\"a\"\"\" = 1")))
+        .hasMessage("line 1, column 1: a key cannot be a multi-line string");
+  }
+
+  @Test
   void nestingAndKeyPartsAreBoundedSoThatNoDocumentExhaustsTheStack() throws Exception {
     int max = TomlParser.MAX_NESTING;
     assertThat(TomlParser.parse("a = " + "[".repeat(max) + "]".repeat(max))).containsKey("a");
+    assertThat(TomlParser.parse("a = " + "{b = ".repeat(max - 1) + "{}" + "}".repeat(max - 1)))
+        .containsKey("a");
     assertThatThrownBy(() -> TomlParser.parse("a = " + "[".repeat(200_000)))
         .isInstanceOf(TomlSyntaxException.class)
         .hasMessageContaining("nested more than " + max);

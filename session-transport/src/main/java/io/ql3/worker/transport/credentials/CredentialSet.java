@@ -168,7 +168,7 @@ public final class CredentialSet {
    * {@code DateTimeFormatter}: ~40 classes and their tables that the edge agent otherwise never
    * loads.
    */
-  private static String utcSeconds(Instant t) {
+  static String utcSeconds(Instant t) {
     LocalDateTime utc = LocalDateTime.ofEpochSecond(t.getEpochSecond(), 0, ZoneOffset.UTC);
     String time = utc.toLocalTime().toString(); // "HH:mm" when the seconds are zero
     return utc.toLocalDate() + "T" + (time.length() == 5 ? time + ":00" : time) + "Z";
