@@ -78,12 +78,16 @@ final class TomlCursor {
     if (peek() != '#') {
       return;
     }
-    pos++;
-    while (pos < text.length() && text.charAt(pos) != '\n' && text.charAt(pos) != '\r') {
-      if (isControl(text.charAt(pos))) {
-        throw error("control character " + describe(text.charAt(pos)) + " in a comment");
+    // One charAt per character: configuration files are mostly comments, read interpreted.
+    int n = text.length();
+    for (pos++; pos < n; pos++) {
+      char c = text.charAt(pos);
+      if (c == '\n' || c == '\r') {
+        return;
       }
-      pos++;
+      if ((c < 0x20 && c != '\t') || c == 0x7f) {
+        throw error("control character " + describe(c) + " in a comment");
+      }
     }
   }
 

@@ -10,11 +10,14 @@ import java.util.regex.Pattern;
  * the text as written, checked for shape and range.
  */
 final class TomlScalars {
-  private static final Pattern DATE_TIME =
-      Pattern.compile(
-          "(\\d{4})-(\\d{2})-(\\d{2})"
-              + "(?:[Tt ](\\d{2}):(\\d{2}):(\\d{2})(?:\\.\\d+)?(?:[Zz]|[+-](\\d{2}):(\\d{2}))?)?");
-  private static final Pattern TIME = Pattern.compile("(\\d{2}):(\\d{2}):(\\d{2})(?:\\.\\d+)?");
+  /** Compiled when a document first holds a date or a time (few do). */
+  private static final class DatePatterns {
+    static final Pattern DATE_TIME =
+        Pattern.compile(
+            "(\\d{4})-(\\d{2})-(\\d{2})"
+                + "(?:[Tt ](\\d{2}):(\\d{2}):(\\d{2})(?:\\.\\d+)?(?:[Zz]|[+-](\\d{2}):(\\d{2}))?)?");
+    static final Pattern TIME = Pattern.compile("(\\d{2}):(\\d{2}):(\\d{2})(?:\\.\\d+)?");
+  }
 
   private TomlScalars() {}
 
@@ -163,7 +166,7 @@ final class TomlScalars {
   }
 
   private static String dateOrTime(String t) {
-    Matcher m = DATE_TIME.matcher(t);
+    Matcher m = DatePatterns.DATE_TIME.matcher(t);
     if (m.matches()) {
       int year = Integer.parseInt(m.group(1));
       int month = range(m.group(2), 1, 12);
@@ -177,7 +180,7 @@ final class TomlScalars {
       }
       return t;
     }
-    m = TIME.matcher(t);
+    m = DatePatterns.TIME.matcher(t);
     if (m.matches()) {
       time(m.group(1), m.group(2), m.group(3));
       return t;
