@@ -3,7 +3,8 @@
 #   the reference control plane on loopback, the agent through the launcher (bin/ql3-worker, so the
 #   profile's JVM flags and, when the launcher uses one, its class-data archive), isolation on
 #   (execution.isolation = "required": runs as uids of their own from --run-user in their own cgroup; needs root), N
-#   `process` runs of /bin/true, an idle window, then SIGTERM (drain -> offline).
+#   `process` runs of /bin/true, an idle window, then SIGTERM (drain -> offline). The agent writes a
+#   status file and no metrics file, as the shipped packaging/src/conf/agent.toml configures it.
 # Printed: start -> registered (wall ms, load-sensitive; agent CPU ms to get there, not), agent
 # CPU per run (utime+stime from /proc/PID/stat), wall for the N runs (load-sensitive), peak RSS
 # (VmHWM, the kernel's high-water mark, read until the process exits), RSS after register / after
@@ -83,6 +84,8 @@ max-concurrent-runs = 2
 executors = ["process"]
 isolation = "$isolation"
 run-user = $run_user
+[status]
+file = "status.json"
 EOF
 chmod 0711 "$work/agent"
 

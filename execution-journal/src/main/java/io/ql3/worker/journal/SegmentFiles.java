@@ -34,7 +34,8 @@ final class SegmentFiles {
 
   /**
    * {@code n} (not negative) zero-padded to 20 digits, without {@code String.format}: the JDK's
-   * formatter loads its locale machinery, ~100 classes the edge agent otherwise never needs.
+   * formatter loads the JDK's locale data, which the edge agent otherwise never needs
+   * (docs/perf/edge.md, "Eleventh pass").
    */
   private static String twentyDigits(long n) {
     String digits = Long.toString(n);

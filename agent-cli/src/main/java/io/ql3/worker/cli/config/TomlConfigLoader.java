@@ -25,8 +25,8 @@ import java.util.Map;
  *
  * <p>It reads the file (UTF-8, at most {@link #MAX_FILE_BYTES}) with {@link TomlParser} into plain
  * maps and lists and hands the tree to {@link ConfigReader}, which does all validation. (Jackson's
- * TOML parser did this until 2026-12-04: it cost the edge agent ~15 ms of start-up CPU and 120
- * classes in memory for one small file; docs/perf/edge.md, "Eleventh pass".)
+ * TOML parser did this until 2026-12-04; what it cost the edge agent: docs/perf/edge.md, "Eleventh
+ * pass".)
  */
 public final class TomlConfigLoader {
   /** A configuration file is small; a larger one is a mistake, not a configuration. */

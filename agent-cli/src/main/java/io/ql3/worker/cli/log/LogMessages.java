@@ -7,8 +7,9 @@ import java.util.Arrays;
  * The {@link System.Logger} message patterns of the agent's own code: {@code {0}}, {@code {1}}, ...
  * replaced by {@link String#valueOf} of the parameter. A pattern with anything else of {@link
  * MessageFormat}'s syntax (a quote, a format type such as {@code {0,number}}) goes to {@link
- * MessageFormat}. The common case skips it because it loads the JDK's locale data (~100 classes
- * that the edge agent otherwise never needs) and writes numbers with grouping ("1,024").
+ * MessageFormat}. The common case skips it because it loads the JDK's locale data, which the edge
+ * agent otherwise never needs (docs/perf/edge.md, "Eleventh pass"), and writes numbers with
+ * grouping ("1,024").
  */
 final class LogMessages {
   private LogMessages() {}

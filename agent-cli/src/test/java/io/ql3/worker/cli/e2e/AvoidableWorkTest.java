@@ -26,7 +26,10 @@ import org.junit.jupiter.api.io.TempDir;
  *       whole CA store;
  *   <li>no lambda made by {@code Comparator}'s own combinators ({@code comparingLong} and the
  *       like): they are serializable, so the class-data archive cannot hold them and the JVM spins
- *       each one at its first use.
+ *       each one at its first use;
+ *   <li>none of the JDK's locale data ({@code DecimalFormatSymbols}: {@code String.format} of a
+ *       number), {@code MessageFormat}, {@code DateTimeFormatter} ({@code Instant.toString}) or
+ *       Jackson: each group costs the agent hundreds of KiB to megabytes of memory.
  * </ul>
  *
  * The rules and their reasons: docs/performance.md, "Code rules".
@@ -91,6 +94,14 @@ class AvoidableWorkTest {
         assertThat(classes)
             .as("a Comparator combinator's serializable lambda was spun")
             .noneMatch(l -> l.contains("java.util.Comparator$$Lambda"));
+        for (String avoided :
+            List.of(
+                "java.text.DecimalFormatSymbols ",
+                "java.text.MessageFormat ",
+                "java.time.format.DateTimeFormatter ",
+                "com.fasterxml.")) {
+          assertThat(classes).as("%s was loaded", avoided).noneMatch(l -> l.contains(avoided));
+        }
       } finally {
         agent.process.destroyForcibly();
         System.out.println(agent.output());

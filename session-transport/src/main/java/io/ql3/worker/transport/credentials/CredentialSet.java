@@ -165,8 +165,8 @@ public final class CredentialSet {
 
   /**
    * {@code 2026-12-06T07:52:00Z}, as {@link Instant#toString()} writes a whole second, without its
-   * {@code DateTimeFormatter}: ~40 classes and their tables that the edge agent otherwise never
-   * loads.
+   * {@code DateTimeFormatter}, whose classes and tables the edge agent otherwise never loads
+   * (docs/perf/edge.md, "Eleventh pass").
    */
   static String utcSeconds(Instant t) {
     LocalDateTime utc = LocalDateTime.ofEpochSecond(t.getEpochSecond(), 0, ZoneOffset.UTC);

@@ -7,9 +7,11 @@ import java.time.LocalDate;
  * Appends an instant exactly as {@link Instant#toString()} writes it (ISO-8601 in UTC, the fraction
  * in groups of three digits, none when zero) without going through {@code DateTimeFormatter}, which
  * cost several times the rest of a log line on the interpreted edge profile. The date of the last
- * day written is kept. Years outside 0000..9999 fall back to {@link Instant#toString()}.
+ * day written is kept. Years outside 0000..9999 fall back to {@link Instant#toString()}. The log's
+ * timestamps and the status file's {@code updatedAt} are written with it (the formatter's classes
+ * and tables would otherwise be loaded for them alone: docs/performance.md, "Code rules").
  */
-final class LogTimestamp {
+public final class LogTimestamp {
   private static final long MIN_SECOND = -62_167_219_200L; // 0000-01-01T00:00:00Z
   private static final long MAX_SECOND = 253_402_300_799L; // 9999-12-31T23:59:59Z
 
@@ -19,6 +21,13 @@ final class LogTimestamp {
   private static volatile Day last = new Day(Long.MIN_VALUE, "");
 
   private LogTimestamp() {}
+
+  /** {@code t} as {@link Instant#toString()} writes it. */
+  public static String toString(Instant t) {
+    StringBuilder b = new StringBuilder(30);
+    append(b, t);
+    return b.toString();
+  }
 
   static void append(StringBuilder b, Instant t) {
     long s = t.getEpochSecond();

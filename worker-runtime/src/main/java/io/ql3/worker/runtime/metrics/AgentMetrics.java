@@ -106,7 +106,7 @@ public final class AgentMetrics {
               b.append("ql3_worker_request_seconds_sum{operation=\"")
                   .append(op)
                   .append("\"} ")
-                  .append(String.format(Locale.ROOT, "%.6f", sum.sum() / 1e6))
+                  .append(FixedPoint.of(sum.sum(), 6))
                   .append('\n');
               b.append("ql3_worker_request_seconds_count{operation=\"")
                   .append(op)
@@ -128,7 +128,7 @@ public final class AgentMetrics {
         "# HELP ql3_worker_run_cpu_seconds_total CPU time of process runs, read from their cgroups.\n");
     b.append("# TYPE ql3_worker_run_cpu_seconds_total counter\n");
     b.append("ql3_worker_run_cpu_seconds_total ")
-        .append(String.format(Locale.ROOT, "%.6f", runCpuMicros.sum() / 1e6))
+        .append(FixedPoint.of(runCpuMicros.sum(), 6))
         .append('\n');
     b.append(
         "# HELP ql3_worker_run_memory_limit_kills_total Process runs their own memory limit killed.\n");

@@ -7,7 +7,6 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.List;
-import java.util.Locale;
 
 /**
  * The Prometheus text file ({@code *.prom}) for node_exporter's textfile collector, replaced
@@ -85,7 +84,7 @@ public final class MetricsFile {
         b,
         "ql3_worker_lease_remaining_seconds",
         "Time left on the local lease.",
-        String.format(Locale.ROOT, "%.3f", s.leaseRemainingMs() / 1000.0));
+        FixedPoint.of(s.leaseRemainingMs(), 3));
     gauge(
         b,
         "ql3_worker_available_slots",

@@ -8,6 +8,7 @@ import io.ql3.worker.contract.JsonValue.JsonNull;
 import io.ql3.worker.contract.JsonValue.JsonNumber;
 import io.ql3.worker.contract.JsonValue.JsonObject;
 import io.ql3.worker.contract.JsonValue.JsonString;
+import io.ql3.worker.runtime.log.LogTimestamp;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -56,7 +57,7 @@ public final class StatusFile {
 
   static byte[] toJson(StatusSnapshot s) {
     Map<String, JsonValue> m = new LinkedHashMap<>();
-    m.put("updatedAt", str(s.updatedAt().toString()));
+    m.put("updatedAt", str(LogTimestamp.toString(s.updatedAt())));
     m.put("pid", num(s.pid()));
     m.put("workerId", str(s.workerId()));
     m.put("profile", str(s.profile()));

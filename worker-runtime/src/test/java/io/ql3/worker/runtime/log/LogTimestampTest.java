@@ -25,6 +25,7 @@ class LogTimestampTest {
     Instant t = Instant.ofEpochSecond(second, nano);
 
     assertThat(written(t)).isEqualTo(t.toString());
+    assertThat(LogTimestamp.toString(t)).isEqualTo(t.toString());
   }
 
   @Test
