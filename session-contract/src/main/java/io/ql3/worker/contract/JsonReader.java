@@ -30,17 +30,16 @@ public final class JsonReader {
   private final byte[] b;
   private final int end;
   private int pos;
-  private int depth;
   private int values;
   // The path to the value being read, for pointers in violations (built only on error).
-  private String[] names = new String[8];
-  private int[] indices = new int[8];
-  private StringBuilder scratch;
+  private final JsonPath path = new JsonPath();
+  private final JsonStrings strings;
 
   private JsonReader(byte[] b, int off, int end) {
     this.b = b;
     this.pos = off;
     this.end = end;
+    this.strings = new JsonStrings(b, end, path);
   }
 
   /** Parses a whole body. */
@@ -119,7 +118,7 @@ public final class JsonReader {
     HashMap<String, JsonValue> members = new HashMap<>();
     if (peek() == '}') {
       pos++;
-      depth--;
+      path.leave();
       return JsonValue.JsonObject.EMPTY;
     }
     while (true) {
@@ -134,8 +133,7 @@ public final class JsonReader {
       }
       pos++;
       skipWs();
-      names[depth] = name;
-      indices[depth] = -1;
+      path.member(name);
       JsonValue v = value();
       if (members.putIfAbsent(name, v) != null) {
         throw new ContractViolation(
@@ -155,7 +153,7 @@ public final class JsonReader {
         throw invalid("expected ',' or '}'");
       }
     }
-    depth--;
+    path.leave();
     return new JsonValue.JsonObject(new FrozenMap(members));
   }
 
@@ -166,12 +164,11 @@ public final class JsonReader {
     List<JsonValue> elements = new ArrayList<>();
     if (peek() == ']') {
       pos++;
-      depth--;
+      path.leave();
       return new JsonValue.JsonArray(elements);
     }
     while (true) {
-      names[depth] = null;
-      indices[depth] = elements.size();
+      path.element(elements.size());
       elements.add(value());
       skipWs();
       int c = peek();
@@ -185,21 +182,15 @@ public final class JsonReader {
         throw invalid("expected ',' or ']'");
       }
     }
-    depth--;
+    path.leave();
     return new JsonValue.JsonArray(elements);
   }
 
   private void enter() throws ContractViolation {
-    if (depth >= MAX_DEPTH) {
+    if (path.depth() >= MAX_DEPTH) {
       throw invalid("nesting deeper than " + MAX_DEPTH);
     }
-    depth++;
-    if (depth == names.length) {
-      names = java.util.Arrays.copyOf(names, Math.min(names.length * 2, MAX_DEPTH + 1));
-      indices = java.util.Arrays.copyOf(indices, names.length);
-    }
-    names[depth] = null;
-    indices[depth] = -1;
+    path.enter();
   }
 
   private void literal(String word) throws ContractViolation {
@@ -283,147 +274,6 @@ public final class JsonReader {
     return v;
   }
 
-  /** Reads a string body after the opening quote. The input is known to be valid UTF-8. */
-  private String string() throws ContractViolation {
-    int start = pos;
-    // Fast path: printable ASCII without escapes.
-    while (pos < end) {
-      int c = b[pos];
-      if (c == '"') {
-        int len = pos - start;
-        String s = len <= 40 ? KnownNames.lookup(b, start, len) : null;
-        if (s == null) {
-          s = new String(b, start, len, StandardCharsets.ISO_8859_1);
-        }
-        pos++;
-        return s;
-      }
-      if (c == '\\' || c < 0x20) { // c < 0 (non-ASCII) included
-        break;
-      }
-      pos++;
-    }
-    StringBuilder sb = scratch == null ? (scratch = new StringBuilder(64)) : scratch;
-    sb.setLength(0);
-    for (int i = start; i < pos; i++) {
-      sb.append((char) b[i]);
-    }
-    while (true) {
-      if (pos >= end) {
-        throw invalid("unterminated string");
-      }
-      int c = b[pos];
-      if (c == '"') {
-        pos++;
-        return sb.toString();
-      }
-      if (c == '\\') {
-        pos++;
-        escape(sb);
-      } else if (c >= 0x20) {
-        sb.append((char) c);
-        pos++;
-      } else if (c >= 0) {
-        throw invalid("raw control character in a string");
-      } else {
-        int lead = c & 0xFF;
-        int cp;
-        if (lead < 0xE0) {
-          cp = ((lead & 0x1F) << 6) | (b[pos + 1] & 0x3F);
-          pos += 2;
-        } else if (lead < 0xF0) {
-          cp = ((lead & 0x0F) << 12) | ((b[pos + 1] & 0x3F) << 6) | (b[pos + 2] & 0x3F);
-          pos += 3;
-        } else {
-          cp =
-              ((lead & 0x07) << 18)
-                  | ((b[pos + 1] & 0x3F) << 12)
-                  | ((b[pos + 2] & 0x3F) << 6)
-                  | (b[pos + 3] & 0x3F);
-          pos += 4;
-        }
-        sb.appendCodePoint(cp);
-      }
-    }
-  }
-
-  private void escape(StringBuilder sb) throws ContractViolation {
-    if (pos >= end) {
-      throw invalid("unterminated escape");
-    }
-    int c = b[pos++];
-    switch (c) {
-      case '"':
-        sb.append('"');
-        return;
-      case '\\':
-        sb.append('\\');
-        return;
-      case '/':
-        sb.append('/');
-        return;
-      case 'b':
-        sb.append('\b');
-        return;
-      case 'f':
-        sb.append('\f');
-        return;
-      case 'n':
-        sb.append('\n');
-        return;
-      case 'r':
-        sb.append('\r');
-        return;
-      case 't':
-        sb.append('\t');
-        return;
-      case 'u':
-        break;
-      default:
-        throw invalid("bad escape");
-    }
-    char u = hex4();
-    if (Character.isHighSurrogate(u)) {
-      if (end - pos >= 6 && b[pos] == '\\' && b[pos + 1] == 'u') {
-        pos += 2;
-        char low = hex4();
-        if (Character.isLowSurrogate(low)) {
-          sb.append(u).append(low);
-          return;
-        }
-      }
-      throw new ContractViolation(
-          ViolationReason.LONE_SURROGATE, pointer(), "high surrogate without a low surrogate");
-    }
-    if (Character.isLowSurrogate(u)) {
-      throw new ContractViolation(
-          ViolationReason.LONE_SURROGATE, pointer(), "low surrogate without a high surrogate");
-    }
-    sb.append(u);
-  }
-
-  private char hex4() throws ContractViolation {
-    if (end - pos < 4) {
-      throw invalid("short \\u escape");
-    }
-    int v = 0;
-    for (int i = 0; i < 4; i++) {
-      int c = b[pos++];
-      int d;
-      if (c >= '0' && c <= '9') {
-        d = c - '0';
-      } else if (c >= 'a' && c <= 'f') {
-        d = c - 'a' + 10;
-      } else if (c >= 'A' && c <= 'F') {
-        d = c - 'A' + 10;
-      } else {
-        throw invalid("bad hex digit in \\u escape");
-      }
-      v = (v << 4) | d;
-    }
-    return (char) v;
-  }
-
   private int peek() {
     return pos < end ? b[pos] : -1;
   }
@@ -444,21 +294,13 @@ public final class JsonReader {
   }
 
   private String pointer() {
-    if (depth == 0) {
-      return "";
-    }
-    StringBuilder p = new StringBuilder();
-    for (int d = 1; d <= depth; d++) {
-      if (names[d] == null && indices[d] < 0) {
-        break;
-      }
-      p.append('/');
-      if (names[d] != null) {
-        p.append(names[d].replace("~", "~0").replace("/", "~1"));
-      } else {
-        p.append(indices[d]);
-      }
-    }
-    return p.toString();
+    return path.pointer();
+  }
+
+  /** Reads a string body after the opening quote. */
+  private String string() throws ContractViolation {
+    String s = strings.read(pos);
+    pos = strings.next();
+    return s;
   }
 }
