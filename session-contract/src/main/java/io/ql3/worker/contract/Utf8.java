@@ -1,11 +1,14 @@
 package io.ql3.worker.contract;
 
-/** Strict UTF-8 validation (RFC 3629): no overlong forms, no surrogates (CESU-8), max U+10FFFF. */
-final class Utf8 {
+/**
+ * Strict UTF-8 validation (RFC 3629): no overlong forms, no surrogates (CESU-8), max U+10FFFF. The
+ * contract's bodies are checked with it, and the agent's configuration file.
+ */
+public final class Utf8 {
   private Utf8() {}
 
   /** Index of the first byte of an invalid sequence in [from, to), or -1 when all is valid. */
-  static int firstInvalid(byte[] b, int from, int to) {
+  public static int firstInvalid(byte[] b, int from, int to) {
     int i = from;
     while (i < to) {
       int c = b[i];

@@ -2,6 +2,7 @@ package io.ql3.worker.cli.config;
 
 import io.ql3.worker.cli.toml.TomlParser;
 import io.ql3.worker.cli.toml.TomlSyntaxException;
+import io.ql3.worker.contract.Utf8;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
@@ -9,11 +10,6 @@ import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.FilePermissions;
 import java.io.IOException;
 import java.io.InputStream;
-import java.nio.ByteBuffer;
-import java.nio.CharBuffer;
-import java.nio.charset.CharsetDecoder;
-import java.nio.charset.CoderResult;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -59,27 +55,16 @@ public final class TomlConfigLoader {
    * refused by its line and byte offset.
    */
   private static String utf8(Path file, byte[] bytes) throws ConfigException {
-    CharsetDecoder decoder =
-        StandardCharsets.UTF_8
-            .newDecoder()
-            .onMalformedInput(CodingErrorAction.REPORT)
-            .onUnmappableCharacter(CodingErrorAction.REPORT);
-    ByteBuffer in = ByteBuffer.wrap(bytes);
-    CharBuffer out = CharBuffer.allocate(bytes.length);
-    CoderResult result = decoder.decode(in, out, true);
-    if (!result.isError()) {
-      result = decoder.flush(out);
-    }
-    if (result.isError()) {
-      int offset = in.position();
+    int bad = Utf8.firstInvalid(bytes, 0, bytes.length);
+    if (bad >= 0) {
       int line = 1;
-      for (int i = 0; i < offset; i++) {
+      for (int i = 0; i < bad; i++) {
         line += bytes[i] == '\n' ? 1 : 0;
       }
       throw new ConfigException(
-          file, "", "not UTF-8 text: line " + line + ", byte " + offset + " of the file");
+          file, "", "not UTF-8 text: line " + line + ", byte " + bad + " of the file");
     }
-    String text = out.flip().toString();
+    String text = new String(bytes, StandardCharsets.UTF_8);
     return text.startsWith("\uFEFF") ? text.substring(1) : text;
   }
 
