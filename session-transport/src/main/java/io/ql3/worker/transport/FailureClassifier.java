@@ -2,6 +2,7 @@ package io.ql3.worker.transport;
 
 import io.netty.channel.ConnectTimeoutException;
 import io.netty.handler.ssl.SslHandshakeTimeoutException;
+import io.ql3.worker.transport.credentials.ServerIdentityException;
 import java.net.ConnectException;
 import java.security.cert.CertPathValidatorException;
 import java.security.cert.CertificateExpiredException;
@@ -41,6 +42,9 @@ final class FailureClassifier {
     if (ssl == null) {
       return TransportFailure.Reason.RESET;
     }
+    if (find(t, ServerIdentityException.class) != null) {
+      return TransportFailure.Reason.HOSTNAME_MISMATCH;
+    }
     if (find(t, CertificateExpiredException.class) != null
         || find(t, CertificateNotYetValidException.class) != null) {
       return TransportFailure.Reason.SERVER_CERTIFICATE_EXPIRED;
@@ -64,11 +68,6 @@ final class FailureClassifier {
         || all.contains("no appropriate protocol")
         || all.contains("protocol is disabled or cipher suites are inappropriate")) {
       return TransportFailure.Reason.TLS_PROTOCOL_VERSION;
-    }
-    if (all.contains("no subject alternative")
-        || all.contains("no name matching")
-        || all.contains("doesn't match any of the subject alternative names")) {
-      return TransportFailure.Reason.HOSTNAME_MISMATCH;
     }
     if (cpve != null
         || all.contains("pkix path")

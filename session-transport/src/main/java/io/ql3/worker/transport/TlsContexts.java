@@ -69,8 +69,8 @@ final class TlsContexts {
 
   /**
    * A client engine for one connection: TLS 1.3 and {@link #TLS13_SUITES} only, the server's
-   * certificate checked against {@code host} (name or IP address, the "HTTPS" rules; the JDK sends
-   * SNI for a dotted host name), ALPN offering h2 then http/1.1.
+   * certificate checked against {@code host} by the context's trust manager (name or IP address,
+   * {@code ServerNames}; the JDK sends SNI for a dotted host name), ALPN offering h2 then http/1.1.
    */
   static SSLEngine newEngine(SSLContext ctx, String host, int port) {
     SSLEngine engine = ctx.createSSLEngine(host, port);
@@ -78,7 +78,8 @@ final class TlsContexts {
     SSLParameters params = engine.getSSLParameters();
     params.setProtocols(PROTOCOLS);
     params.setCipherSuites(SUITES);
-    params.setEndpointIdentificationAlgorithm("HTTPS");
+    // No JDK endpoint identification: the trust manager checks the name (CredentialSet).
+    params.setEndpointIdentificationAlgorithm(null);
     params.setApplicationProtocols(ALPN);
     engine.setSSLParameters(params);
     return engine;

@@ -47,11 +47,13 @@ final class Fixture {
   }
 
   IngressClient client(TestServer s, TransportSettings settings) throws Exception {
+    return client(s, "127.0.0.1", settings);
+  }
+
+  /** A client that dials {@code host} (which must resolve to 127.0.0.1). */
+  IngressClient client(TestServer s, String host, TransportSettings settings) throws Exception {
     return IngressClient.open(
-        new IngressEndpoint("127.0.0.1", s.port()),
-        WorkerId.of(Vectors.WORKER),
-        provider(),
-        settings);
+        new IngressEndpoint(host, s.port()), WorkerId.of(Vectors.WORKER), provider(), settings);
   }
 
   /** Answers every operation with a valid vector response. */

@@ -30,7 +30,12 @@ class TlsRefusalTest {
 
   private IngressResult<HeartbeatResponse> heartbeat(Fixture f, TestServer server)
       throws Exception {
-    try (IngressClient client = f.client(server)) {
+    return heartbeat(f, server, "127.0.0.1");
+  }
+
+  private IngressResult<HeartbeatResponse> heartbeat(Fixture f, TestServer server, String host)
+      throws Exception {
+    try (IngressClient client = f.client(server, host, Fixture.settings())) {
       return client
           .heartbeat(
               new SessionId(Vectors.SESSION),
@@ -81,6 +86,29 @@ class TlsRefusalTest {
       assertThat(r.kind()).isEqualTo(AnswerKind.NOT_SENT);
       assertThat(reasonOf(r)).isEqualTo(TransportFailure.Reason.HOSTNAME_MISMATCH);
       assertThat(server.requests()).isEmpty();
+    }
+  }
+
+  @Test
+  void serverNamedOnlyByDnsIsAcceptedByThatNameAndRefusedByItsAddress() throws Exception {
+    Fixture f = new Fixture(tmp);
+    TestPki.Issued dnsOnly =
+        f.ca.issue(
+            TestPki.Spec.forServer()
+                .commonName("127.0.0.1")
+                .names(List.of("localhost"), List.of()));
+    try (TestServer server =
+        TestServer.builder()
+            .certificate(dnsOnly)
+            .clientCa(f.ca.cert())
+            .responder(Fixture::vectorAnswer)
+            .start()) {
+      assertThat(heartbeat(f, server, "localhost").kind()).isEqualTo(AnswerKind.SUCCESS);
+
+      IngressResult<HeartbeatResponse> byIp = heartbeat(f, server, "127.0.0.1");
+      assertThat(byIp.kind()).isEqualTo(AnswerKind.NOT_SENT);
+      assertThat(reasonOf(byIp)).isEqualTo(TransportFailure.Reason.HOSTNAME_MISMATCH);
+      assertThat(server.requests()).hasSize(1);
     }
   }
 

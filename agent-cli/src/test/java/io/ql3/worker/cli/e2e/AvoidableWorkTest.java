@@ -24,6 +24,9 @@ import org.junit.jupiter.api.io.TempDir;
  *       {@code java.lang.runtime.ObjectMethods} only to bootstrap one of those;
  *   <li>no Netty {@code JdkSslContext}: its first use builds a default TLS context from the JDK's
  *       whole CA store;
+ *   <li>no JDK {@code AnchorCertificates}: the JDK's endpoint identification reads and parses its
+ *       whole CA store to learn whether a chain ends at a public CA (the agent checks the server's
+ *       name itself, {@code ServerNames});
  *   <li>no lambda made by {@code Comparator}'s own combinators ({@code comparingLong} and the
  *       like): they are serializable, so the class-data archive cannot hold them and the JVM spins
  *       each one at its first use;
@@ -99,6 +102,7 @@ class AvoidableWorkTest {
                 "java.text.DecimalFormatSymbols ",
                 "java.text.MessageFormat ",
                 "java.time.format.DateTimeFormatter ",
+                "sun.security.util.AnchorCertificates ",
                 "com.fasterxml.")) {
           assertThat(classes).as("%s was loaded", avoided).noneMatch(l -> l.contains(avoided));
         }

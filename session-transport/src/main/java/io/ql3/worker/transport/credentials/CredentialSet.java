@@ -15,7 +15,7 @@ import java.util.HexFormat;
 import java.util.List;
 import javax.net.ssl.TrustManagerFactory;
 import javax.net.ssl.X509ExtendedKeyManager;
-import javax.net.ssl.X509TrustManager;
+import javax.net.ssl.X509ExtendedTrustManager;
 
 /**
  * One validated, immutable TLS credential generation: client chain + key (behind a key manager),
@@ -27,7 +27,7 @@ public final class CredentialSet {
   private final List<X509Certificate> chain;
   private final List<X509Certificate> trust;
   private final CredentialKeyManager keyManager;
-  private final X509TrustManager trustManager;
+  private final X509ExtendedTrustManager trustManager;
   private final String identity;
   private final String fingerprint;
 
@@ -70,7 +70,8 @@ public final class CredentialSet {
     return newest.trust.equals(trust) ? this : new CredentialSet(this, newest);
   }
 
-  static X509TrustManager trustManagerOf(List<X509Certificate> trust)
+  /** The JDK's PKIX checks over {@code trust}, then the server's name ({@link ServerNames}). */
+  static X509ExtendedTrustManager trustManagerOf(List<X509Certificate> trust)
       throws java.security.GeneralSecurityException {
     KeyStore store = KeyStore.getInstance(KeyStore.getDefaultType());
     try {
@@ -86,11 +87,11 @@ public final class CredentialSet {
         TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
     tmf.init(store);
     for (javax.net.ssl.TrustManager tm : tmf.getTrustManagers()) {
-      if (tm instanceof X509TrustManager x) {
-        return x;
+      if (tm instanceof X509ExtendedTrustManager x) {
+        return new ServerIdentityTrustManager(x);
       }
     }
-    throw new java.security.KeyStoreException("no X509TrustManager available");
+    throw new java.security.KeyStoreException("no X509ExtendedTrustManager available");
   }
 
   static String sha256(X509Certificate cert) {
@@ -111,8 +112,11 @@ public final class CredentialSet {
     return keyManager;
   }
 
-  /** Verifies the server against the configured trust bundle only (never the JDK default store). */
-  public X509TrustManager trustManager() {
+  /**
+   * Verifies the server's chain against the configured trust bundle only (never the JDK default
+   * store), and its name against the host of the engine ({@link ServerNames}).
+   */
+  public X509ExtendedTrustManager trustManager() {
     return trustManager;
   }
 

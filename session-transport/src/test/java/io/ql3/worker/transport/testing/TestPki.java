@@ -111,6 +111,10 @@ public final class TestPki {
       return new Spec(cn, uris, dns, ipAddresses, notBefore, notAfter, ca, clientAuth, serverAuth);
     }
 
+    public Spec commonName(String name) {
+      return new Spec(name, uris, dnsNames, ips, notBefore, notAfter, ca, clientAuth, serverAuth);
+    }
+
     public Spec uris(List<String> u) {
       return new Spec(cn, u, dnsNames, ips, notBefore, notAfter, ca, clientAuth, serverAuth);
     }
