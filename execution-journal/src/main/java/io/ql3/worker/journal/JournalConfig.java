@@ -10,7 +10,8 @@ import java.util.Objects;
  * @param workerId the worker the journal belongs to; another id is refused
  * @param segmentBytes preallocated size of each log segment (256 KiB .. 1 GiB)
  * @param compactAfterSegments compaction runs when more log segments than this exist (>= 1)
- * @param completionWindow settled run attempts remembered for redelivery dedup (>= 1)
+ * @param completionWindow settled run attempts remembered for redelivery dedup (>= 1; fewer when
+ *     their output tails exceed {@link #COMPLETION_WINDOW_TAIL_CHARS})
  * @param queueCapacity appends waiting for the writer before producers block (>= 1)
  */
 public record JournalConfig(
@@ -24,6 +25,15 @@ public record JournalConfig(
   public static final int DEFAULT_SEGMENT_BYTES = 1 << 20;
   public static final int DEFAULT_COMPACT_AFTER_SEGMENTS = 4;
   public static final int DEFAULT_COMPLETION_WINDOW = 1024;
+
+  /**
+   * Output-tail characters the completion window holds at most, all its results together (1 Mi): a
+   * tail is up to 16 KiB, so 1,024 of them could be 16–32 MiB of heap, more than the edge agent's
+   * whole heap. Past this budget the oldest settled results leave the window, as past {@code
+   * completionWindow} (docs/journal.md, section 5).
+   */
+  public static final int COMPLETION_WINDOW_TAIL_CHARS = 1 << 20;
+
   public static final int DEFAULT_QUEUE_CAPACITY = 4096;
 
   public JournalConfig {

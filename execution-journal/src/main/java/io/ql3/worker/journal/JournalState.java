@@ -43,6 +43,11 @@ final class JournalState {
 
   private final String workerId;
   private final int windowSize;
+  private final int windowTailChars;
+
+  /** The output-tail characters of the window's results together. */
+  private long tailChars;
+
   private final LinkedHashMap<RunKey, Run> live = new LinkedHashMap<>();
   private final LinkedHashMap<RunKey, Run> window = new LinkedHashMap<>();
 
@@ -55,8 +60,18 @@ final class JournalState {
   private JournalFacts cached;
 
   JournalState(String workerId, int windowSize) {
+    this(workerId, windowSize, JournalConfig.COMPLETION_WINDOW_TAIL_CHARS);
+  }
+
+  /**
+   * @param windowSize settled attempts kept at most
+   * @param windowTailChars output-tail characters those attempts' results hold at most together
+   *     (the newest one is kept whatever its size)
+   */
+  JournalState(String workerId, int windowSize, int windowTailChars) {
     this.workerId = workerId;
     this.windowSize = windowSize;
+    this.windowTailChars = windowTailChars;
     this.settledFacts = new SettledWindow(windowSize);
   }
 
@@ -190,23 +205,30 @@ final class JournalState {
   }
 
   private void addToWindow(Run run) {
-    if (window.put(run.offer.runKey(), run) == null) {
+    Run replaced = window.put(run.offer.runKey(), run);
+    tailChars += tailChars(run);
+    if (replaced == null) {
       settledFacts.add(run.fact());
     } else {
       // Not reachable through apply (an attempt is never settled twice); kept exact anyway: the
       // map keeps the first position, so the facts are rebuilt in the map's order.
+      tailChars -= tailChars(replaced);
       List<RunFact> facts = new ArrayList<>(window.size());
       for (Run r : window.values()) {
         facts.add(r.fact());
       }
       settledFacts.reset(facts);
     }
-    while (window.size() > windowSize) {
-      Iterator<RunKey> it = window.keySet().iterator();
-      it.next();
+    while (window.size() > windowSize || (tailChars > windowTailChars && window.size() > 1)) {
+      Iterator<Run> it = window.values().iterator();
+      tailChars -= tailChars(it.next());
       it.remove();
       settledFacts.evictOldest();
     }
+  }
+
+  private static int tailChars(Run run) {
+    return run.result == null ? 0 : run.result.outputTail().length();
   }
 
   private void requireSession(JournalRecord r, String sessionId, long generation) {

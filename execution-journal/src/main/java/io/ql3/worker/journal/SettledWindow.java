@@ -22,9 +22,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * an older one (or an index answer it cannot trust) scans its own range.
  *
  * <p>Memory: the current array holds the window, the trail and at most {@value #SLACK} more
- * positions before the retained range moves to a new array (results can carry a 16 KiB output tail
- * each, so the array must not keep whole extra windows alive; old snapshots keep what they
- * reference, as before).
+ * positions (free ones, or evicted facts below the floor) before the retained range moves to a new
+ * array (results can carry a 16 KiB output tail each, so the array must not keep whole extra
+ * windows alive, nor the facts a window shrunk by its tail budget let go; old snapshots keep what
+ * they reference, as before).
  *
  * <p>Mutated by the journal's writer (or recovery) under the journal's state lock, the same lock
  * under which snapshots are taken; a snapshot may be read on any thread without it.
@@ -68,7 +69,9 @@ final class SettledWindow {
 
   /** Appends a settled fact at the window's end. */
   void add(RunFact fact) {
-    if (to - base == array.length) {
+    // Full, or more than `slack` positions below the floor: those facts are no longer in the window
+    // or its trail, and only old snapshots (which keep the old array) may still read them.
+    if (to - base == array.length || floor - base > slack) {
       RunFact[] next = new RunFact[Math.max(capacity(), (int) (to - floor) + slack)];
       System.arraycopy(array, (int) (floor - base), next, 0, (int) (to - floor));
       array = next;

@@ -234,6 +234,40 @@ class JournalTest {
   }
 
   @Test
+  void theWindowHoldsAtMostItsTailBudgetThroughCompactionAndReopen() throws Exception {
+    String tail = "x".repeat(16_384); // the longest tail a result carries
+    int fits = JournalConfig.COMPLETION_WINDOW_TAIL_CHARS / tail.length();
+    JournalConfig cfg = config(dir).withCompactAfterSegments(2);
+    JournalFacts before;
+    try (Journal j = Journal.open(cfg)) {
+      j.append(session());
+      for (int i = 0; i < fits + 40; i++) {
+        String id = "big" + i;
+        j.append(offer(id));
+        j.append(
+            new JournalRecord.ResultRecorded(
+                id, 1, new RunResult(Outcome.SUCCEEDED, null, 1, 0, 20_000, tail)));
+        j.append(acked(id));
+      }
+      j.append(offer("small"));
+      j.append(succeeded("small"));
+      j.append(acked("small"));
+      before = j.facts();
+      assertThat(before.settled()).hasSize(fits);
+      assertThat(before.settled().get(fits - 1).offer().runId()).isEqualTo("small");
+      assertThat(before.settled().get(0).offer().runId()).isEqualTo("big41");
+      assertThat(before.recentCompletion("big40", 1)).isEmpty();
+      assertThat(before.recentCompletion("big41", 1).orElseThrow().result().outputTail())
+          .isEqualTo(tail);
+      j.compactNow();
+      assertThat(j.facts().settled()).isEqualTo(before.settled());
+    }
+    try (Journal j = Journal.open(cfg)) {
+      assertThat(j.facts().settled()).isEqualTo(before.settled());
+    }
+  }
+
+  @Test
   void foreignWorkerIsRecoveryRequired() {
     try (Journal j = Journal.open(config(dir))) {
       j.append(session());

@@ -19,7 +19,8 @@ import net.jqwik.api.constraints.IntRange;
  * SettledWindow}) equal the facts rebuilt from the state's own maps after every record, and every
  * snapshot taken on the way, however stale, keeps its content and answers {@link
  * JournalFacts#recentCompletion} exactly like a scan of that content: including attempts evicted
- * and accepted again (the index then points past an old snapshot's range).
+ * (by count or by the output-tail budget) and accepted again (the index then points past an old
+ * snapshot's range).
  */
 class SettledWindowProperties {
 
@@ -28,9 +29,11 @@ class SettledWindowProperties {
       @ForAll @IntRange(min = 0, max = 12) int windowSize,
       @ForAll @IntRange(min = 1, max = 24) int keys,
       @ForAll @IntRange(min = 1, max = 300) int steps,
+      @ForAll @IntRange(min = 0, max = 40) int tailBudget,
       @ForAll long seed) {
     Random random = new Random(seed);
-    JournalState state = new JournalState(WORKER, windowSize);
+    int budget = tailBudget == 40 ? Integer.MAX_VALUE : tailBudget;
+    JournalState state = new JournalState(WORKER, windowSize, budget);
     long seq = 0;
     state.apply(new JournalRecord.SessionRegistered(SESSION, 1), ++seq);
     List<JournalFacts> snapshots = new ArrayList<>();
@@ -48,6 +51,11 @@ class SettledWindowProperties {
       JournalFacts facts = state.facts(null);
       assertThat(facts.settled()).containsExactlyElementsOf(rebuiltSettled(state));
       assertThat(facts.settled()).hasSizeLessThanOrEqualTo(windowSize);
+      if (facts.settled().size() > 1) {
+        assertThat(facts.settled().stream().mapToLong(SettledWindowProperties::tailChars).sum())
+            .as("the window's tails against its budget")
+            .isLessThanOrEqualTo(budget);
+      }
       if (random.nextInt(4) == 0) {
         snapshots.add(facts);
         contents.add(List.copyOf(facts.settled()));
@@ -124,7 +132,16 @@ class SettledWindowProperties {
 
   private static RunResult result(Random random) {
     return new RunResult(
-        Outcome.SUCCEEDED, null, random.nextInt(100), 0, random.nextInt(1000), "out");
+        Outcome.SUCCEEDED,
+        null,
+        random.nextInt(100),
+        0,
+        random.nextInt(1000),
+        "o".repeat(random.nextInt(12)));
+  }
+
+  private static long tailChars(RunFact f) {
+    return f.result() == null ? 0 : f.result().outputTail().length();
   }
 
   @Property(tries = 50)

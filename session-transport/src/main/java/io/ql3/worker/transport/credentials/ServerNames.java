@@ -1,37 +1,33 @@
 package io.ql3.worker.transport.credentials;
 
 import io.netty.util.NetUtil;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.security.cert.CertificateParsingException;
 import java.security.cert.X509Certificate;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
-import java.util.Locale;
-import javax.naming.InvalidNameException;
-import javax.naming.ldap.LdapName;
-import javax.naming.ldap.Rdn;
-import javax.security.auth.x500.X500Principal;
 
 /**
  * Whether a server certificate names the endpoint the client dialled (contract section 1: "MUST
  * verify the server name or IP against the configured endpoint"), by the rules of RFC 6125 that the
  * JDK's "HTTPS" endpoint identification applies, minus its look-up of the JDK's public CA store
- * (docs/transport.md, "Server identity"):
+ * (docs/transport.md, "Server identity"), and stricter where said:
  *
  * <ul>
- *   <li>an IP literal (IPv4, or IPv6 with or without brackets) matches only an {@code iPAddress}
- *       subject alternative name with the same address; it is never resolved and never matched
- *       against a name;
- *   <li>a DNS name matches a {@code dNSName} SAN, compared as ASCII without case and without one
- *       trailing dot; {@code *} is allowed only as the whole leftmost label, stands for exactly one
- *       non-empty label, and needs at least two labels after it ({@code *.example} matches
- *       nothing); a partial wildcard ({@code w*.example.com}) matches nothing;
- *   <li>the subject's most specific common name is read, by the same rules, only when the
- *       certificate has no {@code dNSName} SAN at all.
+ *   <li>a host with a {@code :} is an IPv6 literal (brackets allowed), a host of digits and dots an
+ *       IPv4 literal; either matches only an {@code iPAddress} subject alternative name with the
+ *       same address, is never resolved, and is refused if it does not parse (the JDK's odd IPv4
+ *       forms such as {@code 127.1} or {@code 2130706433} included);
+ *   <li>any other host is a DNS name: ASCII letters, digits and hyphens, labels of 1 to 63
+ *       characters without a leading or trailing hyphen, one trailing dot ignored; it matches a
+ *       {@code dNSName} SAN of the same form compared without ASCII case; {@code *} is allowed only
+ *       as the whole leftmost label, stands for exactly one label, and needs at least two labels
+ *       after it ({@code *.example} matches nothing; there is no public-suffix list);
+ *   <li>the subject's common name is never read (RFC 6125 section 6.4.4 allows it only without a
+ *       DNS SAN; every certificate the agent should trust names its host in a SAN).
  * </ul>
- *
- * Names with characters outside ASCII are compared as they are (no IDNA conversion).
  */
 final class ServerNames {
   private static final int SAN_DNS = 2;
@@ -70,76 +66,115 @@ final class ServerNames {
         }
       }
     }
-    byte[] address = ipLiteral(host);
-    if (address != null) {
+    if (isIpForm(host)) {
+      InetAddress address = ipLiteral(host);
+      if (address == null) {
+        throw new ServerIdentityException(
+            "the endpoint host " + host + " is not an IP address literal this client accepts");
+      }
       for (String ip : ips) {
-        if (Arrays.equals(address, ipLiteral(ip))) {
+        if (address.equals(ipLiteral(ip))) {
           return;
         }
       }
       throw mismatch(host, "its IP address names are " + ips);
     }
-    String name = dnsForm(host);
-    if (!dns.isEmpty()) {
-      for (String pattern : dns) {
-        if (matches(name, dnsForm(pattern))) {
-          return;
-        }
+    String name = host.endsWith(".") ? host.substring(0, host.length() - 1) : host;
+    if (!isDnsName(name)) {
+      throw new ServerIdentityException("the endpoint host " + host + " is not a DNS name");
+    }
+    for (String pattern : dns) {
+      if (matches(asciiLower(name), pattern)) {
+        return;
       }
-      throw mismatch(host, "its DNS names are " + dns);
     }
-    String cn = commonName(cert.getSubjectX500Principal());
-    if (cn != null && matches(name, dnsForm(cn))) {
-      return;
-    }
-    throw mismatch(host, "it has no DNS name and its common name is " + cn);
+    throw mismatch(host, "its DNS names are " + dns);
   }
 
-  /** The address of an IP literal, or null when {@code s} is not one (never a DNS look-up). */
-  static byte[] ipLiteral(String s) {
+  /** Digits and dots only, or a colon anywhere: meant as an IP literal. */
+  static boolean isIpForm(String host) {
+    if (host.indexOf(':') >= 0) {
+      return true;
+    }
+    for (int i = 0; i < host.length(); i++) {
+      char c = host.charAt(i);
+      if (c != '.' && (c < '0' || c > '9')) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * The address of an IP literal, or null when {@code s} is not one. Never a DNS look-up: IPv4 in
+   * dotted-quad form only (Netty's parser), IPv6 through the JDK in brackets (which it parses as a
+   * literal or refuses, never resolves).
+   */
+  static InetAddress ipLiteral(String s) {
     String literal = s.startsWith("[") && s.endsWith("]") ? s.substring(1, s.length() - 1) : s;
-    return NetUtil.createByteArrayFromIpAddressString(literal);
+    if (literal.isEmpty()) {
+      return null;
+    }
+    try {
+      if (literal.indexOf(':') >= 0) {
+        return InetAddress.getByName("[" + literal + "]");
+      }
+      return NetUtil.isValidIpV4Address(literal) ? InetAddress.getByName(literal) : null;
+    } catch (UnknownHostException e) {
+      return null;
+    }
   }
 
-  /** Whether DNS name {@code name} matches {@code pattern}, both already in {@link #dnsForm}. */
+  /** Whether DNS name {@code name} (lower case, no trailing dot) matches SAN {@code pattern}. */
   static boolean matches(String name, String pattern) {
-    if (name.isEmpty() || pattern.isEmpty()) {
+    if (pattern.startsWith("*.")) {
+      String suffix = pattern.substring(2);
+      if (!isDnsName(suffix) || suffix.indexOf('.') < 0) {
+        return false; // a malformed suffix, or "*.example" over a whole top-level domain
+      }
+      int firstDot = name.indexOf('.');
+      return firstDot > 0 && name.substring(firstDot + 1).equals(asciiLower(suffix));
+    }
+    return isDnsName(pattern) && name.equals(asciiLower(pattern));
+  }
+
+  /** ASCII letters, digits and hyphens in labels of 1..63, no hyphen at either end of a label. */
+  static boolean isDnsName(String name) {
+    if (name.isEmpty() || name.length() > 253) {
       return false;
     }
-    if (pattern.indexOf('*') < 0) {
-      return name.equals(pattern);
-    }
-    if (!pattern.startsWith("*.") || pattern.indexOf('*', 1) >= 0) {
-      return false; // a partial or inner wildcard
-    }
-    String suffix = pattern.substring(1); // ".example.com"
-    if (suffix.indexOf('.', 1) < 0) {
-      return false; // "*.example" would cover a whole top-level domain
-    }
-    int firstDot = name.indexOf('.');
-    return firstDot > 0 && name.substring(firstDot).equals(suffix);
-  }
-
-  /** ASCII lower case without one trailing dot. */
-  static String dnsForm(String name) {
-    String n = name.endsWith(".") ? name.substring(0, name.length() - 1) : name;
-    return n.toLowerCase(Locale.ROOT);
-  }
-
-  /** The most specific CN of {@code subject} (the last in {@link LdapName}'s order), or null. */
-  private static String commonName(X500Principal subject) throws ServerIdentityException {
-    String found = null;
-    try {
-      for (Rdn rdn : new LdapName(subject.getName(X500Principal.RFC2253)).getRdns()) {
-        if (rdn.getType().equalsIgnoreCase("CN") && rdn.getValue() instanceof String cn) {
-          found = cn;
+    int labelStart = 0;
+    for (int i = 0; i <= name.length(); i++) {
+      if (i == name.length() || name.charAt(i) == '.') {
+        int len = i - labelStart;
+        if (len < 1 || len > 63 || name.charAt(labelStart) == '-' || name.charAt(i - 1) == '-') {
+          return false;
         }
+        labelStart = i + 1;
+        continue;
       }
-    } catch (InvalidNameException e) {
-      throw new ServerIdentityException(
-          "cannot parse the server certificate's subject: " + e.getMessage());
+      char c = name.charAt(i);
+      boolean ldh =
+          (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-';
+      if (!ldh) {
+        return false;
+      }
     }
-    return found;
+    return true;
+  }
+
+  private static String asciiLower(String s) {
+    StringBuilder b = null;
+    for (int i = 0; i < s.length(); i++) {
+      char c = s.charAt(i);
+      if (c >= 'A' && c <= 'Z') {
+        if (b == null) {
+          b = new StringBuilder(s);
+        }
+        b.setCharAt(i, (char) (c + ('a' - 'A')));
+      }
+    }
+    return b == null ? s : b.toString();
   }
 
   private static ServerIdentityException mismatch(String host, String names) {
