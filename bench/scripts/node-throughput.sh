@@ -2,7 +2,8 @@
 # Node-profile noop throughput, durable journal vs non-durable, in the SAME run, then offer -> start
 # latency; optionally the journal's group-commit limit on this disk (JMH).
 #
-#   1. One reference control plane. For each round (default 2) and each mode, alternating
+#   1. One reference control plane, warmed up by an unmeasured round 0 (--cp-warmup). For each
+#      round (default 2) and each mode, alternating
 #      durable, non-durable, durable, non-durable, ...: a fresh `ql3-worker run --profile node`
 #      (16 slots, page 8 unless --pull-page) registers, W warm-up noop runs are submitted at once and awaited (JIT,
 #      not measured), then N noop runs are submitted at once (measured):
@@ -23,8 +24,10 @@
 # Prints the load average before every measured batch and one summary table at the end.
 #
 # Usage: bench/scripts/node-throughput.sh [--runs N] [--warmup W] [--rounds R] [--latency-runs L]
-#          [--latency-warmup LW] [--no-latency] [--no-jmh] [--pull-page P]
-#   defaults: --runs 5000 --warmup 30000 --rounds 2 --latency-runs 500 --latency-warmup 5000: about
+#          [--latency-warmup LW] [--no-latency] [--no-jmh] [--pull-page P] [--cp-warmup C]
+#   defaults: --runs 5000 --warmup 30000 --rounds 2 --latency-runs 500 --latency-warmup 5000
+#   --cp-warmup 5000 (round 0: one unmeasured agent batch of W + C runs that warms the control
+#   plane up; 0: none): about
 #   4 min on a quiet 2-core machine without JMH. The warm-up is what "sustained" needs: C2 is still
 #   compiling after 5,000 runs (its threads then cost 400-550 us per run, more than the agent's own
 #   code) and done after ~30,000 (docs/perf/node.md, "Warm-up").
@@ -36,6 +39,7 @@ cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 select_jdk
 runs=5000; warmup=30000; rounds=2; jmh=1; latency=1; latency_runs=500; latency_warmup=5000; pull_page=
+cp_warmup=5000
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
@@ -44,6 +48,7 @@ while [ $# -gt 0 ]; do
     --latency-runs) latency_runs=$2; shift 2 ;;
     --latency-warmup) latency_warmup=$2; shift 2 ;;
     --pull-page) pull_page=$2; shift 2 ;;
+    --cp-warmup) cp_warmup=$2; shift 2 ;;
     --no-latency) latency=0; shift ;;
     --no-jmh) jmh=0; shift ;;
     *) echo "unknown option $1" >&2; exit 64 ;;
@@ -71,9 +76,9 @@ cp_pid=$!
 await_control_plane "$cp_pid" "$work/cp.log"
 
 # One batch: a fresh agent in directory $2 (mode $1), W warm-up runs, then N measured runs.
-# Appends one result line to $work/results.txt.
+# Appends one result line to $3 (default $work/results.txt).
 batch() {
-  mode=$1; dir=$2
+  mode=$1; dir=$2; results=${3:-$work/results.txt}
   write_agent_config "$dir/agent.toml" "$work/pki" thr-0001 "$ingress" <<CONF
 [execution]
 work-dir = "runs"
@@ -89,7 +94,7 @@ CONF
   # One driver submits (admin API) and follows the agent log without forking anything while a
   # batch runs; it reads both processes' CPU at the submit and at the Nth delivery.
   python3 - "$admin" "$dir/agent.log" "$warmup" "$runs" "$agent_pid" "$cp_pid" "$mode" \
-      >> "$work/results.txt" <<'PY'
+      >> "$results" <<'PY'
 import http.client, json, os, sys, time
 admin, log, warmup, runs, apid, cpid, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
 hz = os.sysconf('SC_CLK_TCK')
@@ -157,11 +162,22 @@ print(f'{mode} {runs / (t1 - t0):.0f} {(a1 - a0) * 1e6 / runs:.0f} {(c1 - c0) * 
 PY
   kill -TERM "$agent_pid"; wait "$agent_pid" || true; agent_pid=
   fr=$(sed -n 's/.*event=journal.released.* forces=\([0-9]*\).*/\1/p' "$dir/agent.log" | head -1)
-  echo "$fr" | awk -v n="$((runs + warmup))" '{printf "forces_per_run_whole_life %.3f\n", $1/n}' >> "$work/results.txt"
+  echo "$fr" | awk -v n="$((runs + warmup))" '{printf "forces_per_run_whole_life %.3f\n", $1/n}' >> "$results"
   echo "gaps_over_100ms_s $(python3 bench/scripts/log-gaps.py "$dir/agent.log" --last "$runs" --over 100 --sum-only)" \
-    >> "$work/results.txt"
-  tail -3 "$work/results.txt" | sed "s/^/round $round: /"
+    >> "$results"
+  tail -3 "$results" | sed "s/^/round $round: /"
 }
+
+# Round 0, not measured: the control plane is a fresh JVM too, and while its JIT compiles (the
+# first ~30,000 runs it serves) it takes CPU from the agent on these two cores; without this the
+# first measured batch, always a durable one, paid for it (its control plane CPU per run 2-3x
+# that of later rounds).
+if [ "$cp_warmup" -gt 0 ]; then
+  round=0
+  runs_measured=$runs; runs=$cp_warmup
+  batch non-durable "$shm/w0" "$work/warmup.txt"
+  runs=$runs_measured
+fi
 
 round=1
 while [ "$round" -le "$rounds" ]; do

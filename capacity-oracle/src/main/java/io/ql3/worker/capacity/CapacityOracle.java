@@ -3,10 +3,10 @@ package io.ql3.worker.capacity;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalException;
 import io.ql3.worker.journal.JournalFacts;
+import io.ql3.worker.journal.PullReservation;
 import io.ql3.worker.journal.RunKey;
 import io.ql3.worker.journal.SessionStatus;
 import java.util.Collection;
-import java.util.List;
 import java.util.Objects;
 
 /**
@@ -35,19 +35,20 @@ public final class CapacityOracle {
 
   /** The capacity to publish in the given lifecycle phase. */
   public Capacity compute(LifecyclePhase phase) {
-    return compute(phase, List.of());
+    return compute(phase, QueuedAhead.NOTHING);
   }
 
   /**
-   * The capacity for a record queued in the journal behind the settlements of these attempts
-   * (acknowledged or superseded, possibly not durable yet): a held run among them counts as free,
-   * because the record can only become durable after its settlement, so what it commits to (a pull
-   * reservation) holds only once that slot is free. An attempt the durable facts no longer hold is
-   * not counted twice. Only the held-and-reserved rule uses them; every zero rule stays zero.
+   * The capacity for a record queued in the journal behind {@code ahead}, which may not be durable
+   * yet: the record can only become durable after it, so what it commits to (a pull reservation) is
+   * sized as if it were. A held run whose settlement is queued counts as free, a reservation whose
+   * close is queued no longer reserves, an offer whose acceptance is queued takes a slot; each only
+   * where the durable facts do not show it yet. Only the held-and-reserved rule uses them; every
+   * zero rule stays zero.
    */
-  public Capacity compute(LifecyclePhase phase, Collection<RunKey> settling) {
+  public Capacity compute(LifecyclePhase phase, QueuedAhead ahead) {
     Objects.requireNonNull(phase, "phase");
-    Objects.requireNonNull(settling, "settling");
+    Objects.requireNonNull(ahead, "ahead");
     int max = limits.maxConcurrentRuns();
     if (phase == LifecyclePhase.RECOVERY_REQUIRED) {
       return zero(Capacity.Limit.JOURNAL_RECOVERY_REQUIRED);
@@ -78,7 +79,13 @@ public final class CapacityOracle {
     if (journal.usableSpaceBytes() < limits.freeSpaceFloorBytes()) {
       return zero(Capacity.Limit.DISK_SPACE);
     }
-    long free = (long) max - facts.heldRuns() + heldAmong(facts, settling) - facts.reservedSlots();
+    long free =
+        (long) max
+            - facts.heldRuns()
+            + heldAmong(facts, ahead.settling())
+            - facts.reservedSlots()
+            + reservedBy(facts, ahead.closing())
+            - (ahead.accepting().size() - heldAmong(facts, ahead.accepting()));
     int slots = (int) Math.max(0, Math.min(max, free));
     return new Capacity(slots, max, Capacity.Limit.HELD_AND_RESERVED);
   }
@@ -88,6 +95,16 @@ public final class CapacityOracle {
     for (RunKey key : keys) {
       if (facts.holds(key)) {
         n++;
+      }
+    }
+    return n;
+  }
+
+  private static int reservedBy(JournalFacts facts, Collection<String> pullIds) {
+    int n = 0;
+    for (PullReservation p : facts.openPulls()) {
+      if (pullIds.contains(p.pullId())) {
+        n += p.maxRuns();
       }
     }
     return n;

@@ -272,7 +272,8 @@ class CapacityOracleTest {
             oracle
                 .compute(
                     LifecyclePhase.ACTIVE,
-                    List.of(new RunKey("pending", 1), new RunKey("running", 1)))
+                    QueuedAhead.settling(
+                        List.of(new RunKey("pending", 1), new RunKey("running", 1))))
                 .availableSlots())
         .isEqualTo(5);
     // "settled" is no longer held by the facts (its acknowledgement already landed), "unknown"
@@ -281,14 +282,56 @@ class CapacityOracleTest {
             oracle
                 .compute(
                     LifecyclePhase.ACTIVE,
-                    List.of(new RunKey("settled", 1), new RunKey("unknown", 1)))
+                    QueuedAhead.settling(
+                        List.of(new RunKey("settled", 1), new RunKey("unknown", 1))))
                 .availableSlots())
         .isEqualTo(3);
   }
 
   @Test
-  void settlementsQueuedAheadChangeNoZeroRule() {
-    List<RunKey> pending = List.of(new RunKey("pending", 1));
+  void aReservationClosedAheadFreesItsSlotsAndOffersAcceptedAheadTakeThem() {
+    CapacityOracle oracle =
+        new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_HELD));
+    // 8 - 3 held - 2 reserved by "pull-open" = 3; its close queued ahead gives back 2, and two of
+    // its offers accepted ahead take 2: 3 again.
+    assertThat(
+            oracle
+                .compute(
+                    LifecyclePhase.ACTIVE,
+                    new QueuedAhead(
+                        List.of(),
+                        List.of("pull-open"),
+                        List.of(new RunKey("n1", 1), new RunKey("n2", 1))))
+                .availableSlots())
+        .isEqualTo(3);
+    // A close of a pull the facts no longer hold ("pull-closed") gives back nothing, an acceptance
+    // of an attempt the facts already hold ("running") takes nothing more.
+    assertThat(
+            oracle
+                .compute(
+                    LifecyclePhase.ACTIVE,
+                    new QueuedAhead(
+                        List.of(), List.of("pull-closed"), List.of(new RunKey("running", 1))))
+                .availableSlots())
+        .isEqualTo(3);
+    // Everything at once: settling "pending" (+1), closing "pull-open" (+2), one new offer (-1).
+    assertThat(
+            oracle
+                .compute(
+                    LifecyclePhase.ACTIVE,
+                    new QueuedAhead(
+                        List.of(new RunKey("pending", 1)),
+                        List.of("pull-open"),
+                        List.of(new RunKey("n1", 1))))
+                .availableSlots())
+        .isEqualTo(5);
+  }
+
+  @Test
+  void whatIsQueuedAheadChangesNoZeroRule() {
+    QueuedAhead pending =
+        new QueuedAhead(
+            List.of(new RunKey("pending", 1)), List.of("pull-open"), List.of(new RunKey("n", 1)));
     assertThat(
             new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_HELD))
                 .compute(LifecyclePhase.DRAINING, pending))
@@ -300,7 +343,7 @@ class CapacityOracleTest {
         .isEqualTo(new Capacity(0, MAX, Limit.DISK_SPACE));
     assertThat(
             new CapacityOracle(CapacityLimits.of(MAX), views.get(JState.ACTIVE_OVERBOOKED))
-                .compute(LifecyclePhase.ACTIVE, List.of(new RunKey("r0", 1))))
+                .compute(LifecyclePhase.ACTIVE, QueuedAhead.settling(List.of(new RunKey("r0", 1)))))
         .as("6 held, 5 reserved, one settling: still overbooked")
         .isEqualTo(new Capacity(0, MAX, Limit.HELD_AND_RESERVED));
   }

@@ -120,8 +120,7 @@ public final class Journal implements AutoCloseable {
 
   /**
    * Queues a record; the future completes with its sequence number once durable. Blocks only while
-   * the queue is full (back-pressure). Use it for records that may ride the next group commit (e.g.
-   * completion acknowledgements).
+   * the queue is full (back-pressure).
    */
   public CompletableFuture<Long> appendAsync(JournalRecord record) {
     if (record == null) {
@@ -135,8 +134,9 @@ public final class Journal implements AutoCloseable {
    * takes them all at once, so they share one write and one force (only a segment roll in the
    * middle of them can split them in two forces). Without this, a writer woken by the first of
    * several {@link #appendAsync} calls may force it alone before the others are queued. The group
-   * counts as one entry against the queue's capacity (callers keep groups small: one pull answer's
-   * records). Refused records fail alone, as with {@link #appendAsync}.
+   * counts as one entry against the queue's capacity (callers keep groups small: the execution
+   * plane's one cadence step, bounded by its slots). Refused records fail alone, as with {@link
+   * #appendAsync}.
    *
    * @return one future per record, in order, each completing with its sequence number once durable
    */

@@ -99,7 +99,7 @@ public sealed interface JournalRecord {
     }
   }
 
-  /** The server answered the completion (may ride the next group commit). */
+  /** The server answered the completion (nothing waits for it to be durable). */
   record CompletionAcknowledged(String runId, long attempt, Disposition disposition)
       implements JournalRecord {
     public CompletionAcknowledged {

@@ -300,7 +300,7 @@ final class AgentParts {
                 64),
             ids,
             executionClock,
-            settling -> oracle.compute(step.lifecycle(), settling).availableSlots(),
+            ahead -> oracle.compute(step.lifecycle(), ahead).availableSlots(),
             new PlaneEvents(log, metrics, usage, reports, session),
             wake,
             random);

@@ -10,7 +10,6 @@ import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.RunId;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.journal.Disposition;
-import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalRecord;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.journal.RunKey;
@@ -33,13 +32,12 @@ import java.util.function.Supplier;
  * Recorded results on their way to the server: each completion goes to the session its run was
  * offered under, whatever that session's state is now, at most {@value #MAX_IN_FLIGHT} at a time,
  * and each answer is handled by its row of the {@link Reactions} table. A result leaves the outbox
- * when it is settled (accepted, duplicate, superseded or undeliverable) and that is journaled
- * (acknowledgements may ride the next group commit).
+ * when it is settled (accepted, duplicate, superseded or undeliverable) and that is journaled in
+ * the step's entry ({@link StepCommit}).
  */
 final class CompletionOutbox {
   static final int MAX_IN_FLIGHT = 16;
 
-  private final Journal journal;
   private final PlaneIngress ingress;
   private final RunPaths paths;
   private final PlaneListener listener;
@@ -53,13 +51,11 @@ final class CompletionOutbox {
   private final ArrayDeque<Settling> settling = new ArrayDeque<>();
 
   CompletionOutbox(
-      Journal journal,
       PlaneIngress ingress,
       RunPaths paths,
       PlaneListener listener,
       Runnable wake,
       Supplier<Backoff> backoffs) {
-    this.journal = journal;
     this.ingress = ingress;
     this.paths = paths;
     this.listener = listener;
@@ -130,7 +126,7 @@ final class CompletionOutbox {
    *
    * @return true when a completion was settled (a slot or a journal window entry may be free)
    */
-  boolean harvest(long now) {
+  boolean harvest(long now, StepCommit step) {
     boolean settledAny = false;
     Iterator<Delivery> it = deliveries.values().iterator();
     while (it.hasNext()) {
@@ -160,7 +156,7 @@ final class CompletionOutbox {
       switch (reaction) {
         case APPLY -> {
           CompleteResponse resp = ((Answer.Success<CompleteResponse>) answer).value();
-          settle(d, JournalMapping.toJournal(resp.disposition()));
+          settle(d, JournalMapping.toJournal(resp.disposition()), step);
           it.remove();
           settledAny = true;
           listener.completionDelivered(
@@ -169,7 +165,7 @@ final class CompletionOutbox {
         case SETTLE_SUPERSEDED -> {
           if (!d.redelivery) {
             journalSettlement(
-                d.key, new JournalRecord.Superseded(d.runId.value(), d.request.attempt()));
+                d, new JournalRecord.Superseded(d.runId.value(), d.request.attempt()), step);
           }
           paths.cleanUp(d.runId.value(), d.request.attempt());
           it.remove();
@@ -179,7 +175,7 @@ final class CompletionOutbox {
         case SETTLE_UNDELIVERABLE, SETTLE_UNDELIVERABLE_STOP_PULLING -> {
           // No resend can change this answer: settle it so drain and the next register go on; the
           // server reclaims the run by its lease (section 6 clarifications).
-          settle(d, Disposition.UNDELIVERABLE);
+          settle(d, Disposition.UNDELIVERABLE, step);
           it.remove();
           settledAny = true;
           listener.completionUndeliverable(d.runId.value(), d.request.attempt(), answer.toString());
@@ -204,22 +200,55 @@ final class CompletionOutbox {
   }
 
   /**
-   * Journals the settlement (it may ride the next group commit; a failed journal surfaces on the
-   * next append).
+   * Journals the settlement in the step's entry (nothing waits for it: a slot it frees counts once
+   * it is queued, see {@link #settling()}; a failed journal surfaces on the step's commit).
    */
-  private void settle(Delivery d, Disposition disposition) {
+  private void settle(Delivery d, Disposition disposition, StepCommit step) {
     if (!d.redelivery) {
       journalSettlement(
-          d.key,
+          d,
           new JournalRecord.CompletionAcknowledged(
-              d.runId.value(), d.request.attempt(), disposition));
+              d.runId.value(), d.request.attempt(), disposition),
+          step);
     }
     paths.cleanUp(d.runId.value(), d.request.attempt());
   }
 
-  private void journalSettlement(RunKey key, JournalRecord settlement) {
+  /**
+   * Queues the settlement in the step's entry. If the entry is never queued, the delivery goes back
+   * into the outbox: its resend is answered again (duplicate, or the same refusal) and settled
+   * then.
+   */
+  private void journalSettlement(Delivery d, JournalRecord settlement, StepCommit step) {
     pruneDurable(); // bounded even while nothing asks for settling()
-    settling.addLast(new Settling(key, journal.appendAsync(settlement)));
+    CompletableFuture<Long> write = new CompletableFuture<>();
+    settling.addLast(new Settling(d.key, write));
+    step.add(
+        List.of(settlement),
+        new StepCommit.Part() {
+          @Override
+          public void durable(List<CompletableFuture<Long>> writes) {
+            forward(writes.get(0), write);
+          }
+
+          @Override
+          public void abandon(RuntimeException cause) {
+            write.completeExceptionally(cause);
+            d.future = null;
+            deliveries.putIfAbsent(d.key, d);
+          }
+        });
+  }
+
+  private static void forward(CompletableFuture<Long> from, CompletableFuture<Long> to) {
+    from.whenComplete(
+        (seq, e) -> {
+          if (e == null) {
+            to.complete(seq);
+          } else {
+            to.completeExceptionally(e);
+          }
+        });
   }
 
   /**

@@ -32,10 +32,10 @@ import java.util.random.RandomGenerator;
  * executors finish on their own threads and only wake the cadence.
  *
  * <p>Write-ahead order (each step durable before the next): pull reserved → offer accepted → run
- * started → launch; result recorded → completion sent; acknowledged (may ride a later group
- * commit). An offer already completed (the journal's window) is answered from the journal, never
- * executed again. A completion goes to the session the run was offered under, whatever that
- * session's state is now.
+ * started → launch; result recorded → completion sent; acknowledged (nothing waits for it). The
+ * records one cadence step writes share one entry and one force. An offer already completed (the
+ * journal's window) is answered from the journal, never executed again. A completion goes to the
+ * session the run was offered under, whatever that session's state is now.
  */
 public final class ExecutionPlane {
   private final Journal journal;
@@ -63,7 +63,6 @@ public final class ExecutionPlane {
     RunPaths paths = new RunPaths(settings.workDir(), settings.keptLogs());
     this.outbox =
         new CompletionOutbox(
-            journal,
             Objects.requireNonNull(ingress),
             paths,
             Objects.requireNonNull(listener),
@@ -148,20 +147,38 @@ public final class ExecutionPlane {
 
   /**
    * One step: record finished runs, handle completion answers, deliver completions (first), then
-   * handle a pull answer and pull again when there is a reason to. The gate is read when a pull
-   * answer is harvested and when a pull is sent, so an answer applied earlier in this very step
-   * that fenced or suspended the session stops pulling at once.
+   * handle a pull answer and pull again when there is a reason to. The step's records (the results,
+   * the settlements, the answer's offers, the next reservation) are ONE journal entry with one
+   * force ({@link StepCommit}); what depends on them (their completions, the launches, the pull)
+   * follows it. The gate is read when a pull answer is harvested and when a pull is sent, so an
+   * answer applied earlier in this very step that fenced or suspended the session stops pulling at
+   * once.
    */
   public void tick(long now, PullGate gate) {
-    if (intake.recordFinished()) {
-      pulls.wanted(); // a slot may be free
+    StepCommit step = new StepCommit();
+    Throwable failure = null;
+    try {
+      if (intake.recordFinished(step)) {
+        pulls.wanted(); // a slot may be free
+      }
+      if (outbox.harvest(now, step)) {
+        pulls.wanted();
+      }
+      outbox.deliver(now); // what was recorded before this step
+      pulls.harvest(now, gate, step);
+      pulls.maybeSend(now, gate, step);
+    } catch (RuntimeException | Error e) {
+      failure = e;
     }
-    if (outbox.harvest(now)) {
-      pulls.wanted();
+    // What was queued is written and followed up even when a later part of the step threw: a
+    // settlement taken out of the outbox must land, a prepared run must be launched or discarded.
+    try {
+      step.commit(journal);
+      outbox.deliver(now); // the results this step recorded
+    } catch (RuntimeException | Error e) {
+      failure = StepCommit.keepFirst(failure, e);
     }
-    outbox.deliver(now);
-    pulls.harvest(now, gate);
-    pulls.maybeSend(now, gate);
+    StepCommit.rethrow(failure);
   }
 
   /** {@link #tick(long, PullGate)} with a gate that does not change during the step. */

@@ -36,9 +36,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Offer intake: the offers of one pull answer become journal records first (offer accepted, then
- * run started or its result), in ONE group commit, and only then are the prepared runs launched; a
- * run prepared and not launched is always discarded (try/finally). It owns the launched runs until
- * their results are recorded and handed to the {@link CompletionOutbox}.
+ * run started or its result), queued in the step's ONE entry ({@link StepCommit}), and only once it
+ * is durable are the prepared runs launched; a run prepared and not launched is always discarded.
+ * It owns the launched runs until their results are recorded and handed to the {@link
+ * CompletionOutbox}.
  */
 final class OfferIntake {
   private final Journal journal;
@@ -96,11 +97,13 @@ final class OfferIntake {
   }
 
   /**
-   * Records the results of finished runs (durable before their completions are queued).
+   * Queues the results of finished runs in this step's entry; once it is durable their completions
+   * are queued (a result is durable before its completion is sent). A finished run stays among the
+   * running until then.
    *
    * @return true when a run finished (a slot may be free)
    */
-  boolean recordFinished() {
+  boolean recordFinished(StepCommit step) {
     List<LiveRun> done = new ArrayList<>();
     for (LiveRun r : running.values()) {
       if (r.handle.result().isDone()) {
@@ -119,30 +122,43 @@ final class OfferIntake {
       results.add(jr);
       records.add(new JournalRecord.ResultRecorded(r.runId, r.attempt, jr));
     }
-    // The result is durable before its completion is sent: one group commit for all of them.
-    appendAll(records);
-    for (int i = 0; i < done.size(); i++) {
-      LiveRun r = done.get(i);
-      running.remove(r.key);
-      outbox.queue(r.offer, results.get(i), false);
-      listener.runFinished(r.runId, r.attempt, results.get(i));
-    }
+    step.add(
+        records,
+        new StepCommit.Part() {
+          @Override
+          public void durable(List<CompletableFuture<Long>> writes) {
+            awaitAll(writes);
+            for (int i = 0; i < done.size(); i++) {
+              LiveRun r = done.get(i);
+              running.remove(r.key);
+              outbox.queue(r.offer, results.get(i), false);
+              listener.runFinished(r.runId, r.attempt, results.get(i));
+            }
+          }
+
+          @Override
+          public void abandon(
+              RuntimeException cause) {} // still running in this plane's view: recorded next step
+        });
     return true;
   }
 
   /**
-   * Handles the offers of one pull answer with ONE group commit before anything runs: for each new
-   * offer, "offer accepted" and then either "run started" (prepared, about to launch) or its result
-   * (refused, or preparation failed); then the reservation is closed. Only after that force are the
-   * prepared runs launched: both write-ahead rules hold (the offer is durable before it is acted
-   * on, the start is durable before the launch) at the cost of one force per answer.
+   * Handles the offers of one pull answer: for each new offer, "offer accepted" and then either
+   * "run started" (prepared, about to launch) or its result (refused, or preparation failed), then
+   * the reservation's close, all queued in this step's entry. Only after its force are the prepared
+   * runs launched: both write-ahead rules hold (the offer is durable before it is acted on, the
+   * start is durable before the launch), and the force is shared with the rest of the step.
+   *
+   * @return how many runs will be launched once the step is durable
    */
-  int accept(SessionLease lease, PullId pullId, PullResponse resp, boolean mayRun) {
+  int accept(
+      SessionLease lease, PullId pullId, PullResponse resp, boolean mayRun, StepCommit step) {
     JournalFacts facts = journal.facts();
     List<JournalRecord> records = new ArrayList<>();
     List<PreparedStart> prepared = new ArrayList<>();
     List<FailedStart> failed = new ArrayList<>();
-    int launched = 0;
+    boolean queued = false;
     try {
       for (Offer offer : resp.offers()) {
         RunKey key = new RunKey(offer.runId().value(), offer.attempt());
@@ -212,26 +228,61 @@ final class OfferIntake {
         }
       }
       records.add(new JournalRecord.PullClosed(pullId.value()));
-      appendAll(records);
-      for (FailedStart f : failed) {
-        outbox.queue(f.accepted(), f.result(), false);
-      }
-      for (PreparedStart s : prepared) {
-        RunHandle handle = s.run.launch();
-        launched++;
-        LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
-        running.put(live.key, live);
-        handle.result().whenComplete((r, e) -> wake.run());
-        listener.runStarted(live.runId, live.attempt, handle.pid());
-      }
+      step.add(records, new Launch(prepared, failed));
+      queued = true;
     } finally {
-      // Whatever failed above (an executor, the journal, a launch): no prepared run is left
-      // holding its log.
-      for (int i = launched; i < prepared.size(); i++) {
-        prepared.get(i).run.discard();
+      if (!queued) {
+        // An executor or this code failed before the records were queued: no prepared run is left
+        // holding its log.
+        discard(prepared, 0);
       }
     }
-    return launched;
+    return prepared.size();
+  }
+
+  /** The follow-up of one answer's records: launch the prepared runs once they are durable. */
+  private final class Launch implements StepCommit.Part {
+    private final List<PreparedStart> prepared;
+    private final List<FailedStart> failed;
+
+    Launch(List<PreparedStart> prepared, List<FailedStart> failed) {
+      this.prepared = prepared;
+      this.failed = failed;
+    }
+
+    @Override
+    public void durable(List<CompletableFuture<Long>> writes) {
+      int launched = 0;
+      try {
+        awaitAll(writes);
+        for (FailedStart f : failed) {
+          outbox.queue(f.accepted(), f.result(), false);
+        }
+        for (PreparedStart s : prepared) {
+          RunHandle handle = s.run.launch();
+          launched++;
+          LiveRun live = new LiveRun(s.accepted, handle, s.cancellation);
+          running.put(live.key, live);
+          handle.result().whenComplete((r, e) -> wake.run());
+          listener.runStarted(live.runId, live.attempt, handle.pid());
+        }
+      } finally {
+        // Whatever failed (the journal refused a record, a launch threw): no prepared run is left
+        // holding its log.
+        discard(prepared, launched);
+      }
+    }
+
+    @Override
+    public void abandon(RuntimeException cause) {
+      discard(prepared, 0);
+    }
+  }
+
+  private static void discard(List<PreparedStart> prepared, int from) {
+    for (int i = from; i < prepared.size(); i++) {
+      prepared.get(i).run.discard();
+    }
   }
 
   private static Failure executorError(String executor, RuntimeException e) {
@@ -292,11 +343,6 @@ final class OfferIntake {
       m = m.substring(0, m.offsetByCodePoints(0, Failure.MAX_MESSAGE_CHARS));
     }
     return new Failure(FailureCategory.PERMANENT, OfferRejection.FAILURE_CODE, m);
-  }
-
-  /** Queued as one journal entry: one write and one force, never split by the writer's timing. */
-  private void appendAll(List<JournalRecord> records) {
-    awaitAll(journal.appendAllAsync(records));
   }
 
   private static void awaitAll(List<CompletableFuture<Long>> writes) {

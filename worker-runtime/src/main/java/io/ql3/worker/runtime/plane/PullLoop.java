@@ -1,5 +1,6 @@
 package io.ql3.worker.runtime.plane;
 
+import io.ql3.worker.capacity.QueuedAhead;
 import io.ql3.worker.contract.Answer;
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.DriftCheck;
@@ -120,7 +121,7 @@ final class PullLoop {
    * Applies the answer of the pull on the wire, if it arrived; gives up a kept pull whose session
    * is over.
    */
-  void harvest(long now, PullGate gate) {
+  void harvest(long now, PullGate gate, StepCommit step) {
     PendingPull p = pull;
     if (state == PullState.IDLE) {
       return;
@@ -157,17 +158,29 @@ final class PullLoop {
         }
         // Executed only while its session may still run it (a suspension does not end the lease);
         // never after a fence, an expiry or a drift, even one applied earlier in this step.
-        int launched;
+        int launching;
         try {
-          launched = intake.accept(p.lease, p.request.pullId(), resp, !sessionEnded);
+          launching = intake.accept(p.lease, p.request.pullId(), resp, !sessionEnded, step);
         } catch (RuntimeException e) {
-          move(
-              PullState.AWAITING_RESEND); // nothing was recorded (a failed journal stops the agent)
+          move(PullState.AWAITING_RESEND); // nothing was queued (a failed journal stops the agent)
           throw e;
         }
-        pull = null; // its reservation was closed in the same group commit as the offers
+        // Its reservation's close is queued with the offers; the next pull may be reserved behind
+        // them in this very step (maybeSend), sized by what they take.
+        pull = null;
         move(PullState.IDLE);
-        scheduleNext(now, p, resp, launched);
+        scheduleNext(now, p, resp, launching);
+        step.add(
+            List.of(),
+            new StepCommit.Part() {
+              @Override
+              public void durable(List<CompletableFuture<Long>> writes) {}
+
+              @Override
+              public void abandon(RuntimeException cause) {
+                unrecorded(now, p);
+              }
+            });
       }
       case RESEND -> {
         if (giveUp) {
@@ -212,7 +225,7 @@ final class PullLoop {
    * Resends a kept pull, or reserves and sends a new one, when there is a reason to and the session
    * may pull now.
    */
-  void maybeSend(long now, PullGate gate) {
+  void maybeSend(long now, PullGate gate, StepCommit step) {
     if (draining || state == PullState.ON_THE_WIRE) {
       return;
     }
@@ -232,15 +245,16 @@ final class PullLoop {
     if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
       return;
     }
-    // A settled run's slot is free once its settlement is durable; the reservation appended now
-    // lands behind every settlement queued so far, so those slots count (one force for both). A
-    // run that finishes, or an answer that settles one, makes a pull wanted again.
+    // A settled run's slot is free once its settlement is durable; the reservation lands behind
+    // every settlement queued so far and behind this step's records (the close of the pull just
+    // answered, its accepted offers), so it is sized as if they were durable: one force for all.
+    // A run that finishes, or an answer that settles one, makes a pull wanted again.
     List<CompletionOutbox.Settling> settling = outbox.settling();
     List<RunKey> settlingKeys = new ArrayList<>(settling.size());
     for (CompletionOutbox.Settling st : settling) {
       settlingKeys.add(st.key);
     }
-    int free = freeSlots.behind(settlingKeys);
+    int free = freeSlots.behind(new QueuedAhead(settlingKeys, step.closing(), step.accepting()));
     if (free <= 0) {
       return;
     }
@@ -250,17 +264,56 @@ final class PullLoop {
     PullId pullId = ids.nextPullId();
     SessionLease lease = permit.get();
     PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
-    // The reservation is durable before the request leaves, and with it every settlement ahead.
-    journal.append(new JournalRecord.PullReserved(pullId.value(), maxRuns));
     wanted = false;
     nextPullAt.clear();
-    pull = new PendingPull(lease, request, now, h2);
-    if (!settlementsLanded(settling)) {
-      close(pull); // a settlement it counted on was refused: that slot is not free
-      wanted = true;
-      return;
+    PendingPull reserved = new PendingPull(lease, request, now, h2);
+    pull = reserved;
+    // The reservation is durable before the request leaves, and with it everything ahead.
+    step.add(
+        List.of(new JournalRecord.PullReserved(pullId.value(), maxRuns)),
+        new StepCommit.Part() {
+          @Override
+          public void durable(List<CompletableFuture<Long>> writes) {
+            try {
+              writes.get(0).join();
+            } catch (RuntimeException e) {
+              unreserved(reserved);
+              throw e;
+            }
+            if (!settlementsLanded(settling)) {
+              retire(reserved); // a settlement it counted on was refused: that slot is not free
+              wanted = true;
+              return;
+            }
+            send(reserved);
+          }
+
+          @Override
+          public void abandon(RuntimeException cause) {
+            unreserved(reserved);
+          }
+        });
+  }
+
+  /** The reservation just made was refused or never queued: it is not the pending pull. */
+  private void unreserved(PendingPull reserved) {
+    if (pull == reserved) {
+      pull = null;
     }
-    send(pull);
+    wanted = true;
+  }
+
+  /**
+   * The step that applied {@code p}'s answer never queued its records: nothing of the answer is
+   * recorded and {@code p}'s reservation is still open, so {@code p} is kept for a byte-identical
+   * resend (the server replays the offers still leased), exactly as after an unknown outcome. A
+   * reservation made behind it in the same step was never queued either ({@link #unreserved}).
+   */
+  private void unrecorded(long now, PendingPull p) {
+    pull = p;
+    p.mayHaveReachedServer = true;
+    move(PullState.AWAITING_RESEND);
+    notBefore.set(now + backoff.nextDelayNanos());
   }
 
   /**
@@ -332,9 +385,16 @@ final class PullLoop {
   }
 
   private void close(PendingPull p) {
-    journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
-    pull = null;
+    retire(p);
     move(PullState.IDLE);
+  }
+
+  /** Closes {@code p}'s reservation in the journal; it is no longer the pending pull. */
+  private void retire(PendingPull p) {
+    journal.append(new JournalRecord.PullClosed(p.request.pullId().value()));
+    if (pull == p) {
+      pull = null;
+    }
   }
 
   /**

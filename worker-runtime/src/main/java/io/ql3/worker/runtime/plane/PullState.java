@@ -16,6 +16,8 @@ import java.util.Set;
  *                   │
  *   long poll refused on http/1.1 after a try that may have been applied:
  *                BLOCKED_ON_HTTP1 ──resend on h2──▶ ON_THE_WIRE;  ──nothing held: abandoned──▶ IDLE
+ *
+ * IDLE ──the step that applied the answer never queued its records──▶ AWAITING_RESEND
  * </pre>
  */
 enum PullState {
@@ -36,7 +38,7 @@ enum PullState {
 
   private static final Map<PullState, Set<PullState>> ALLOWED =
       Map.of(
-          IDLE, EnumSet.of(ON_THE_WIRE),
+          IDLE, EnumSet.of(ON_THE_WIRE, AWAITING_RESEND),
           ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1),
           AWAITING_RESEND, EnumSet.of(ON_THE_WIRE, IDLE),
           BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE));

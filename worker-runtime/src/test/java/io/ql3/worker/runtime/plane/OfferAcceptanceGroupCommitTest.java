@@ -197,7 +197,7 @@ class OfferAcceptanceGroupCommitTest {
         settings,
         new Uuid7Generator(Clock.systemUTC(), new Random(7)),
         new FixedClock(),
-        settling -> 16,
+        ahead -> 16,
         listener,
         wakes::release,
         new Random(42));

@@ -80,7 +80,7 @@ final class PlaneHarness implements AutoCloseable {
   /**
    * What the plane asks for free slots: {@link #freeSlots}, unless a test puts a real oracle here.
    */
-  volatile FreeSlots slots = settling -> freeSlots;
+  volatile FreeSlots slots = ahead -> freeSlots;
 
   PlaneHarness(Path dir, Alpn alpn, List<String> executors, ClassLoader executorLoader)
       throws Exception {
@@ -134,7 +134,7 @@ final class PlaneHarness implements AutoCloseable {
                 4),
             new Uuid7Generator(Clock.systemUTC(), new Random(7)),
             clock,
-            settling -> slots.behind(settling),
+            ahead -> slots.behind(ahead),
             new PlaneListener() {
               @Override
               public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {

@@ -14,11 +14,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * A run holds its slot until the settlement of its completion is durable, and that settlement rides
- * a group commit after the step that harvested the answer. A pull held back only by such slots is
- * reserved in that very step, behind the settlements: its reservation becomes durable only after
- * them, and the pull leaves only then. Waiting for the settlements' own force first put one more
- * force between a completion and the next pull.
+ * A run holds its slot until the settlement of its completion is durable. A pull held back only by
+ * such slots is reserved in the step that harvested the answers, behind the settlements and in the
+ * same journal entry: its reservation becomes durable only with them, and the pull leaves only
+ * then. Waiting for the settlements' own force first put one more force between a completion and
+ * the next pull.
  *
  * <p>Real TLS 1.3 to the reference control plane, a real journal on disk, the real capacity oracle
  * with one slot.
@@ -33,7 +33,7 @@ class PullBehindSettlementsTest {
     h = PlaneHarness.withCountingExecutor(dir);
     lease = h.registerNew(3);
     CapacityOracle oracle = new CapacityOracle(CapacityLimits.of(1), h.journal);
-    h.slots = settling -> oracle.compute(LifecyclePhase.ACTIVE, settling).availableSlots();
+    h.slots = ahead -> oracle.compute(LifecyclePhase.ACTIVE, ahead).availableSlots();
   }
 
   @AfterEach
