@@ -31,6 +31,10 @@
 # The control plane is a fresh JVM whose own first TLS handshakes are slow (interpreted); before the
 # agent starts it is warmed up with 40 mTLS handshakes (Python's ssl, the worker's certificate), so
 # start -> registered measures the agent, not a cold server. --cold-server skips that.
+# FIGURES_HOOK='sh command' runs after the figures of each point are read, with $1 the point
+# (registered, runs-done, idle) and $2 the agent's pid (its output goes before the report), e.g.
+# FIGURES_HOOK='cp /proc/$2/smaps /tmp/smaps.$1', or 'jcmd "$2" VM.native_memory summary' with
+# --agent-opts -XX:NativeMemoryTracking=summary.
 # KEEP=1 keeps the work directory (logs). Needs a build (mvn -B -q -DskipTests package) and python3.
 set -eu
 cd "$(dirname "$0")/../.."
@@ -125,6 +129,11 @@ def load(): return open("/proc/loadavg").read().split()[:3]
 def status(pid, key):
     for line in open(f"/proc/{pid}/status"):
         if line.startswith(key + ":"): return int(line.split()[1]) / 1024.0
+def hook(point, pid):
+    # FIGURES_HOOK: a sh command run at "registered", "runs-done" and "idle" with $1 the point and
+    # $2 the agent's pid (after that point's figures were read)
+    if os.environ.get("FIGURES_HOOK"):
+        subprocess.run(["sh", "-c", os.environ["FIGURES_HOOK"], "figures-hook", point, str(pid)], check=False)
 def rollup(pid):
     r = {}
     for line in open(f"/proc/{pid}/smaps_rollup"):
@@ -236,6 +245,7 @@ argv = open(f"/proc/{pid}/cmdline").read().split("\0")
 jvm_flags = " ".join(argv[1:argv.index("-cp")] if "-cp" in argv else argv[1:])
 time.sleep(2); sample()
 out["reg"] = rollup(pid)
+hook("registered", pid)
 iso = [l.strip() for l in open(f"{work}/agent.log") if "isolation" in l][:1]
 
 # --- N process runs (/bin/true), one submit ---
@@ -251,6 +261,7 @@ ok = wait_for(delivered, 600, tick=0.02)
 t2 = time.monotonic(); c2, ch2 = cpu_ms(pid)
 sample()
 out["busy"] = rollup(pid); out["hwm_runs"] = status(pid, "VmHWM")
+hook("runs-done", pid)
 out["runs_ok"] = done[0]; out["wall"] = (t2 - t1); out["cpu_run"] = (c2 - c1) / runs; out["child_run"] = (ch2 - ch1) / runs
 load_runs = load()
 
@@ -260,6 +271,7 @@ while time.monotonic() - ti < idle:
     time.sleep(0.5); sample()
 r1 = requests()
 out["idle"] = rollup(pid)
+hook("idle", pid)
 out["req_min"] = (r1 - r0) * 60.0 / idle if idle > 0 else None
 c3, _ = cpu_ms(pid)
 out["idle_cpu_s"] = (c3 - c2) / 1000.0
