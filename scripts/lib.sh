@@ -8,14 +8,24 @@ select_jdk() {
   if [ -n "${JAVA_HOME:-}" ]; then
     [ -x "$JAVA_HOME/bin/java" ] || die "JAVA_HOME=$JAVA_HOME has no bin/java; point it at a JDK 17 or newer."
   else
-    command -v java >/dev/null 2>&1 || die "No java found: install a JDK 17 or newer, or set JAVA_HOME."
-    JAVA_HOME=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')
-    [ -n "$JAVA_HOME" ] || die "Could not read java.home from the java on the PATH; set JAVA_HOME."
+    _java=$(command -v java 2>/dev/null) || die "No java found: install a JDK 17 or newer, or set JAVA_HOME."
+    JAVA_HOME=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
+    [ -x "$JAVA_HOME/bin/java" ] || die "Could not tell the JDK of $_java; set JAVA_HOME."
   fi
   export JAVA_HOME
   [ -x "$JAVA_HOME/bin/javac" ] || die "$JAVA_HOME is a JRE without javac; building needs a JDK 17 or newer (set JAVA_HOME)."
-  java_major=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
-    | sed -n 's/^ *java.specification.version = //p' | sed 's/^1\.//')
+  # The version without starting a JVM (as the packaged launcher reads it): the JDK's `release`
+  # file, which every JDK has; a JDK without one is asked (one more JVM start, ~0.1 s).
+  java_major=
+  if [ -r "$JAVA_HOME/release" ]; then
+    java_major=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$JAVA_HOME/release")
+  fi
+  if [ -z "$java_major" ]; then
+    java_major=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
+      | sed -n 's/^ *java.specification.version = //p')
+  fi
+  java_major=${java_major#1.}
+  java_major=${java_major%%[!0-9]*}
   case "$java_major" in
     ''|*[!0-9]*) die "Could not tell the Java version of $JAVA_HOME." ;;
   esac
