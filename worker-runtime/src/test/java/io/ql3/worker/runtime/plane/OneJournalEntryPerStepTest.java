@@ -9,11 +9,9 @@ import io.ql3.worker.contract.Disposition;
 import io.ql3.worker.contract.NoopSpec;
 import io.ql3.worker.contract.Offer;
 import io.ql3.worker.contract.OfferPolicy;
-import io.ql3.worker.contract.Outcome;
 import io.ql3.worker.contract.PullRequest;
 import io.ql3.worker.contract.PullResponse;
 import io.ql3.worker.contract.RunId;
-import io.ql3.worker.contract.RunResult;
 import io.ql3.worker.contract.Uuid7Generator;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
@@ -27,7 +25,6 @@ import io.ql3.worker.runtime.plane.PlaneAnswersTest.ScriptedIngress;
 import io.ql3.worker.runtime.session.SessionLease;
 import java.nio.file.Path;
 import java.time.Clock;
-import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
@@ -76,13 +73,7 @@ class OneJournalEntryPerStepTest {
             ExecutorRegistry.load(
                 List.of("noop"), ProcessExecutorSettings.defaults(), getClass().getClassLoader()),
             OfferPolicy.CONTRACT,
-            new PlaneSettings(
-                dir.resolve("runs"),
-                4,
-                Duration.ofSeconds(30),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(60),
-                4),
+            ScriptedPlanes.settings(dir),
             ids,
             clock,
             ahead -> slots,
@@ -198,7 +189,7 @@ class OneJournalEntryPerStepTest {
   @Test
   void aPullSizedBehindASettlementTheJournalRefusesIsClosedUnsentAndPulledAgainLater()
       throws Exception {
-    seedPendingCompletion("done");
+    ScriptedPlanes.seedPendingCompletion(journal, lease, "done");
     slots = 0;
     plane();
     tick(); // delivers done's completion; no slot, no pull
@@ -217,23 +208,6 @@ class OneJournalEntryPerStepTest {
     tick();
     assertThat(ingress.pullsSent).hasSize(1);
     assertThat(journal.facts().openPulls()).hasSize(1);
-  }
-
-  private void seedPendingCompletion(String run) {
-    journal.append(
-        new JournalRecord.OfferAccepted(
-            run,
-            1,
-            lease.sessionId().value(),
-            7,
-            "noop",
-            NoopSpec.INSTANCE.digest(),
-            "k-" + run,
-            60_000));
-    journal.append(new JournalRecord.RunStarted(run, 1, -1, -1));
-    journal.append(
-        new JournalRecord.ResultRecorded(
-            run, 1, JournalMapping.toJournal(Outcome.SUCCEEDED, null, RunResult.NOT_RUN)));
   }
 
   private static Answer<CompleteResponse> accepted(String run) {

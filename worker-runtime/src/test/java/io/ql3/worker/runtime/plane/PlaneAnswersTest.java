@@ -15,11 +15,9 @@ import io.ql3.worker.contract.Offer;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.OpaqueSpec;
 import io.ql3.worker.contract.Operation;
-import io.ql3.worker.contract.Outcome;
 import io.ql3.worker.contract.PullRequest;
 import io.ql3.worker.contract.PullResponse;
 import io.ql3.worker.contract.RunId;
-import io.ql3.worker.contract.RunResult;
 import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.Uuid7Generator;
 import io.ql3.worker.journal.Journal;
@@ -169,13 +167,7 @@ class PlaneAnswersTest {
             ingress,
             registry,
             OfferPolicy.CONTRACT,
-            new PlaneSettings(
-                dir.resolve("runs"),
-                4,
-                Duration.ofSeconds(30),
-                Duration.ofSeconds(1),
-                Duration.ofSeconds(60),
-                4),
+            ScriptedPlanes.settings(dir),
             ids,
             clock,
             settling -> freeSlots,
@@ -201,20 +193,7 @@ class PlaneAnswersTest {
 
   /** A result recorded before this start: its completion is delivered first. */
   void seedPendingCompletion(String run) {
-    journal.append(
-        new JournalRecord.OfferAccepted(
-            run,
-            1,
-            lease.sessionId().value(),
-            7,
-            "noop",
-            NoopSpec.INSTANCE.digest(),
-            "k-" + run,
-            60_000));
-    journal.append(new JournalRecord.RunStarted(run, 1, -1, -1));
-    journal.append(
-        new JournalRecord.ResultRecorded(
-            run, 1, JournalMapping.toJournal(Outcome.SUCCEEDED, null, RunResult.NOT_RUN)));
+    ScriptedPlanes.seedPendingCompletion(journal, lease, run);
   }
 
   static <T> CompletableFuture<Answer<T>> answered(Answer<T> a) {
