@@ -10,7 +10,11 @@ select_jdk() {
   else
     _java=$(command -v java 2>/dev/null) || die "No java found: install a JDK 17 or newer, or set JAVA_HOME."
     JAVA_HOME=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
-    [ -x "$JAVA_HOME/bin/java" ] || die "Could not tell the JDK of $_java; set JAVA_HOME."
+    if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -r "$JAVA_HOME/release" ]; then
+      # Not a JDK's own bin/java (a wrapper script, an asdf or jenv shim): ask it (one JVM start).
+      JAVA_HOME=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')
+      [ -n "$JAVA_HOME" ] || die "Could not read java.home from the java on the PATH; set JAVA_HOME."
+    fi
   fi
   export JAVA_HOME
   [ -x "$JAVA_HOME/bin/javac" ] || die "$JAVA_HOME is a JRE without javac; building needs a JDK 17 or newer (set JAVA_HOME)."

@@ -234,8 +234,14 @@ final class CompletionOutbox {
           @Override
           public void abandon(RuntimeException cause) {
             write.completeExceptionally(cause);
-            d.future = null;
-            deliveries.putIfAbsent(d.key, d);
+            // Back into the outbox, in place of a redelivery of the same attempt that a re-offer
+            // queued later in this step (it would settle without a journal record); an answer
+            // that redelivery is waiting for is this delivery's now.
+            Delivery redelivery = deliveries.get(d.key);
+            d.future = redelivery == null ? null : redelivery.future;
+            if (redelivery == null || redelivery.redelivery) {
+              deliveries.put(d.key, d);
+            }
           }
         });
   }

@@ -172,9 +172,14 @@ public final class ExecutionPlane {
     }
     // What was queued is written and followed up even when a later part of the step threw: a
     // settlement taken out of the outbox must land, a prepared run must be launched or discarded.
+    // The commit's failure comes first (a failed journal is what stops the agent).
     try {
       step.commit(journal);
-      outbox.deliver(now); // the results this step recorded
+    } catch (RuntimeException | Error e) {
+      failure = StepCommit.keepFirst(e, failure);
+    }
+    try {
+      outbox.deliver(now); // the results this step recorded (durable, whatever failed after them)
     } catch (RuntimeException | Error e) {
       failure = StepCommit.keepFirst(failure, e);
     }

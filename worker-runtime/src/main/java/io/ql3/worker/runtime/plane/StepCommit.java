@@ -84,7 +84,11 @@ final class StepCommit {
       writes = journal.appendAllAsync(records);
     } catch (RuntimeException e) {
       for (Part p : parts) {
-        p.abandon(e);
+        try {
+          p.abandon(e); // every part has its turn, whatever one of them threw
+        } catch (RuntimeException | Error later) {
+          e.addSuppressed(later);
+        }
       }
       throw e;
     }
@@ -105,12 +109,14 @@ final class StepCommit {
     rethrow(first);
   }
 
-  /** The first failure, with the later ones suppressed in it. */
+  /** {@code first}, with {@code next} suppressed in it; either may be null. */
   static Throwable keepFirst(Throwable first, Throwable next) {
     if (first == null) {
       return next;
     }
-    first.addSuppressed(next);
+    if (next != null) {
+      first.addSuppressed(next);
+    }
     return first;
   }
 

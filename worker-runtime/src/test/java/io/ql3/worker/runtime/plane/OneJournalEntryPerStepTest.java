@@ -187,6 +187,42 @@ class OneJournalEntryPerStepTest {
   }
 
   @Test
+  void aSettlementInAnEntryNeverWrittenIsJournaledEvenWhenItsRunWasOfferedAgainInThatStep()
+      throws Exception {
+    plane();
+    tick(); // reserves and sends pull 1
+    answerLastPull("a");
+    tick(); // accepts and launches a, reserves and sends pull 2
+    tick(); // records a's result, then sends its completion
+    ingress.lastComplete.complete(accepted("a"));
+    answerLastPull("a"); // the server offers a again (its completion not seen yet)
+
+    // a's settlement and the re-offer's redelivery of a land in the same step, whose entry the
+    // journal never takes.
+    Thread.currentThread().interrupt();
+    assertThatThrownBy(this::tick).isInstanceOf(JournalException.class);
+    assertThat(Thread.interrupted()).isTrue();
+    assertThat(plane.runCounts().pendingCompletions()).isEqualTo(1);
+
+    now += 120_000 * MS; // past any backoff
+    tick(); // resends pull 2 and a's completion
+    ingress.lastComplete.complete(accepted("a"));
+    answerLastPull("a");
+    tick();
+
+    assertThat(journal.facts().recentCompletion("a", 1).orElseThrow().settlement())
+        .as("a's settlement is in the journal")
+        .isEqualTo(Settlement.ACKNOWLEDGED);
+    assertThat(journal.facts().pendingCompletions()).isEmpty();
+    assertThat(journal.facts().heldRuns()).isZero();
+    // The replay offered a again while its settlement was on its way: told again, then done.
+    assertThat(ingress.completesSent).containsExactly("a", "a", "a");
+    ingress.lastComplete.complete(accepted("a"));
+    tick();
+    assertThat(plane.runCounts().pendingCompletions()).isZero();
+  }
+
+  @Test
   void aPullSizedBehindASettlementTheJournalRefusesIsClosedUnsentAndPulledAgainLater()
       throws Exception {
     ScriptedPlanes.seedPendingCompletion(journal, lease, "done");
