@@ -6,6 +6,7 @@ import io.ql3.worker.journal.RunKey;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.function.Function;
 
 /**
  * The records of one cadence step, queued as ONE journal entry: the results of the runs that
@@ -52,24 +53,22 @@ final class StepCommit {
 
   /** The attempts whose "offer accepted" is queued in this step. */
   List<RunKey> accepting() {
-    List<RunKey> keys = new ArrayList<>();
-    for (JournalRecord r : records) {
-      if (r instanceof JournalRecord.OfferAccepted o) {
-        keys.add(o.runKey());
-      }
-    }
-    return keys;
+    return queued(JournalRecord.OfferAccepted.class, JournalRecord.OfferAccepted::runKey);
   }
 
   /** The pull reservations whose close is queued in this step. */
   List<String> closing() {
-    List<String> ids = new ArrayList<>();
+    return queued(JournalRecord.PullClosed.class, JournalRecord.PullClosed::pullId);
+  }
+
+  private <R extends JournalRecord, T> List<T> queued(Class<R> type, Function<R, T> what) {
+    List<T> out = new ArrayList<>();
     for (JournalRecord r : records) {
-      if (r instanceof JournalRecord.PullClosed p) {
-        ids.add(p.pullId());
+      if (type.isInstance(r)) {
+        out.add(what.apply(type.cast(r)));
       }
     }
-    return ids;
+    return out;
   }
 
   /**

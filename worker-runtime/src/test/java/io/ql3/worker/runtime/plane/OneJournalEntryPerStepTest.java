@@ -92,10 +92,7 @@ class OneJournalEntryPerStepTest {
   @Test
   void aStepThatRecordsSettlesAcceptsAndReservesForcesTheJournalOnce() throws Exception {
     plane();
-    tick(); // reserves and sends pull 1
-    answerLastPull("a"); // noop runs end the moment they are launched
-    tick(); // accepts and launches a, reserves and sends pull 2
-    tick(); // records a's result, then sends its completion
+    runUntilItsCompletionIsSent("a"); // pull 2 is on the wire
     assertThat(ingress.completesSent).containsExactly("a");
     answerLastPull("c");
     tick(); // accepts and launches c, reserves and sends pull 3
@@ -140,10 +137,7 @@ class OneJournalEntryPerStepTest {
   void anEntryNeverWrittenKeepsThePullForAnIdenticalResendAndTheCompletionForAnotherDelivery()
       throws Exception {
     plane();
-    tick(); // reserves and sends pull 1
-    answerLastPull("a");
-    tick(); // accepts and launches a, reserves and sends pull 2
-    tick(); // records a's result, then sends its completion
+    runUntilItsCompletionIsSent("a"); // pull 2 is on the wire
     String pull2 = ingress.pullsSent.get(1).pullId().value();
     ingress.lastComplete.complete(accepted("a"));
     answerLastPull("b");
@@ -190,10 +184,7 @@ class OneJournalEntryPerStepTest {
   void aSettlementInAnEntryNeverWrittenIsJournaledEvenWhenItsRunWasOfferedAgainInThatStep()
       throws Exception {
     plane();
-    tick(); // reserves and sends pull 1
-    answerLastPull("a");
-    tick(); // accepts and launches a, reserves and sends pull 2
-    tick(); // records a's result, then sends its completion
+    runUntilItsCompletionIsSent("a"); // pull 2 is on the wire
     ingress.lastComplete.complete(accepted("a"));
     answerLastPull("a"); // the server offers a again (its completion not seen yet)
 
@@ -248,6 +239,14 @@ class OneJournalEntryPerStepTest {
 
   private static Answer<CompleteResponse> accepted(String run) {
     return Answer.success(new CompleteResponse(1, Disposition.ACCEPTED, new RunId(run)));
+  }
+
+  /** Pull 1 offers {@code run}, which runs (a noop ends at once); its completion is sent. */
+  private void runUntilItsCompletionIsSent(String run) {
+    tick(); // reserves and sends pull 1
+    answerLastPull(run);
+    tick(); // accepts and launches the run, reserves and sends pull 2
+    tick(); // records its result, then sends its completion
   }
 
   private void tick() {
