@@ -33,20 +33,45 @@ ql3_instance_args() {
   for _a in "$@"; do
     if [ "$_prev" = --instance ]; then
       if [ ! -e "$_dir/$_a.toml" ] && { [ "$_a" = edge ] || [ "$_a" = node ]; }; then
-        ql3_args="$ql3_args --config $(ql3_quote "$_dir/agent.toml") --profile $(ql3_quote "$_a")"
+        ql3_quote "$_dir/agent.toml"
+        ql3_args="$ql3_args --config $ql3_quoted --profile $_a"
       else
-        ql3_args="$ql3_args --config $(ql3_quote "$_dir/$_a.toml")"
+        ql3_quote "$_dir/$_a.toml"
+        ql3_args="$ql3_args --config $ql3_quoted"
       fi
     elif [ "$_a" != --instance ]; then
-      ql3_args="$ql3_args $(ql3_quote "$_a")"
+      ql3_quote "$_a"
+      ql3_args="$ql3_args $ql3_quoted"
     fi
     _prev=$_a
   done
 }
 
-# One argument in single quotes, for eval.
+# Sets ql3_home to the installation PROGRAM (an absolute path, or one that is a link) is the
+# bin/NAME of: its path without /bin/NAME, after the link is followed. Only a link or a relative
+# path costs a readlink.
+ql3_home_of() { # PROGRAM
+  _p=$1
+  case "$_p" in
+    /*) [ ! -L "$_p" ] || _p=$(readlink -f "$_p") ;;
+    *) _p=$(readlink -f "$_p") ;;
+  esac
+  ql3_home=${_p%/bin/*}
+}
+
+# Sets ql3_quoted to $1 in single quotes, for eval. Builtins only, as everything the launchers run
+# before the JVM: a command substitution with a pipe and sed was ~12 ms each on the build machine,
+# and the launcher runs at every start (docs/perf/edge.md, "Fourteenth pass").
 ql3_quote() {
-  printf "'%s'" "$(printf '%s' "$1" | sed "s/'/'\\\\''/g")"
+  _r=$1
+  ql3_quoted=
+  while :; do
+    case "$_r" in
+      *"'"*) ql3_quoted="$ql3_quoted${_r%%"'"*}'\\''"; _r=${_r#*"'"} ;;
+      *) break ;;
+    esac
+  done
+  ql3_quoted="'$ql3_quoted$_r'"
 }
 
 # Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md,
@@ -99,9 +124,10 @@ ql3_jvm_flags() {
 #   ms of CPU for 31 MiB here, and in the launcher's process, not the agent's). The JVM's own
 #   check, -XX:+VerifySharedSpaces at every start, was measured at +1.0 MiB of the agent's RSS
 #   (it reads every page of the mapping), so it is used only for the check after the dump.
-# - Stale means another archive key: the key is a checksum of the JVM (its libjvm.so and modules
-#   image: a JDK update changes both), of every jar of CLASSPATH (name, size, mtime), of the class
-#   list and of the flags. So a JDK or package upgrade makes a new archive; the old ones are removed.
+# - Stale means another archive key: the key is a checksum of the name, size and mtime of the JVM's
+#   libjvm.so and modules image (a JDK update changes both), of the class list and of every jar of
+#   CLASSPATH, and of the flags. So a JDK or package upgrade makes a new archive; the old ones are
+#   removed.
 # - Mapped where it was dumped (-XX:ArchiveRelocationMode=0, a diagnostic flag in JDK 17, hence
 #   UnlockDiagnosticVMOptions): this JDK relocates archives by default (mode 1, for ASLR), which
 #   rewrites every pointer of the 31 MiB archive at start, so all of it becomes private dirty memory
@@ -119,12 +145,28 @@ ql3_cds_flags() {
   _java=$1 _major=$2 _cp=$3 _list=$4 _dir=$5 _create=$6
   shift 6
   [ "${QL3_CDS:-auto}" != off ] && [ "$_major" = 17 ] && [ -n "$_dir" ] && [ -r "$_list" ] || return 0
-  _jh=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
+  ql3_home_of "$_java"
+  _jh=$ql3_home
+  # The class path's entries, a trailing * as the jars it stands for (the JVM's rule); split on ':'
+  # with globbing off, then globbed.
+  _jars=
+  _ifs=$IFS
+  set -f
+  IFS=:
+  for _e in $_cp; do
+    case "$_e" in *'*') _e=$_e.jar ;; esac
+    _jars="$_jars $_e"
+  done
+  IFS=$_ifs
+  set +f
   # shellcheck disable=SC2086
-  _key=$({ stat -L -c '%n %s %Y' "$_jh/lib/server/libjvm.so" "$_jh/lib/modules" $(printf '%s\n' "$_cp" | tr ':' '\n' | sed 's/\*$/*.jar/') || :
-           cksum < "$_list"; printf '%s\n' "$*"; } 2>/dev/null | cksum | cut -d' ' -f1)
+  _key=$({ stat -L -c '%n %s %Y' "$_jh/lib/server/libjvm.so" "$_jh/lib/modules" "$_list" $_jars || :
+           printf '%s\n' "$*"; } 2>/dev/null | cksum)
+  _key=${_key%% *}
   _f=$_dir/agent-$_key.jsa
-  if [ -f "$_f" ] && [ -O "$_f" ] && [ -f "$_f.cksum" ] && [ "$(cksum < "$_f")" = "$(cat "$_f.cksum")" ]; then
+  _sum=
+  [ -f "$_f.cksum" ] && read -r _sum < "$_f.cksum" || :
+  if [ -f "$_f" ] && [ -O "$_f" ] && [ -n "$_sum" ] && [ "$(cksum < "$_f")" = "$_sum" ]; then
     printf '%s\n' "-XX:SharedArchiveFile=$_f -Xshare:auto $ql3_cds_mapping"
     return 0
   fi

@@ -9,7 +9,8 @@ select_jdk() {
     [ -x "$JAVA_HOME/bin/java" ] || die "JAVA_HOME=$JAVA_HOME has no bin/java; point it at a JDK 17 or newer."
   else
     _java=$(command -v java 2>/dev/null) || die "No java found: install a JDK 17 or newer, or set JAVA_HOME."
-    JAVA_HOME=$(cd "$(dirname "$(readlink -f "$_java")")/.." && pwd)
+    JAVA_HOME=$(readlink -f "$_java")
+    JAVA_HOME=${JAVA_HOME%/bin/*}
     if [ ! -x "$JAVA_HOME/bin/java" ] || [ ! -r "$JAVA_HOME/release" ]; then
       # Not a JDK's own bin/java (a wrapper script, an asdf or jenv shim): ask it (one JVM start).
       JAVA_HOME=$(java -XshowSettings:properties -version 2>&1 | sed -n 's/^ *java.home = //p')
@@ -20,9 +21,12 @@ select_jdk() {
   [ -x "$JAVA_HOME/bin/javac" ] || die "$JAVA_HOME is a JRE without javac; building needs a JDK 17 or newer (set JAVA_HOME)."
   # The version without starting a JVM (as the packaged launcher reads it): the JDK's `release`
   # file, which every JDK has; a JDK without one is asked (one more JVM start, ~0.1 s).
+  # Builtins only, as in the packaged launcher: bin/ql3-worker runs this at every start.
   java_major=
   if [ -r "$JAVA_HOME/release" ]; then
-    java_major=$(sed -n 's/^JAVA_VERSION="\([^"]*\)".*/\1/p' "$JAVA_HOME/release")
+    while IFS= read -r _line || [ -n "$_line" ]; do
+      case "$_line" in JAVA_VERSION=\"*) java_major=${_line#*\"}; java_major=${java_major%%\"*}; break ;; esac
+    done < "$JAVA_HOME/release"
   fi
   if [ -z "$java_major" ]; then
     java_major=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
