@@ -44,7 +44,7 @@ public final class IngressClient implements AutoCloseable {
   }
 
   /**
-   * Creates the client; no socket is opened until the first operation.
+   * Creates the client; no socket is opened until the first operation or {@link #connectAhead()}.
    *
    * @throws CredentialException when the certificate identity is not {@code workerId} (naming both)
    */
@@ -176,6 +176,18 @@ public final class IngressClient implements AutoCloseable {
    */
   public CompletableFuture<Handshake> handshake(Duration confirmWithin) {
     return connection.handshake(confirmWithin);
+  }
+
+  /**
+   * Opens the connection now, sending nothing, unless one is open or opening: the TLS handshake
+   * (hundreds of milliseconds of CPU on an interpreted edge host) then runs on the transport's
+   * thread while the caller does other start-up work, instead of in front of the first request,
+   * which takes the connection as it is when it comes. Returns at once. A failure is the
+   * connection's, as for a request: logged, and the next try waits for the backoff; nothing is
+   * thrown. The one-connection rule holds as for every other socket.
+   */
+  public void connectAhead() {
+    connection.handshake(Duration.ZERO);
   }
 
   /** Sockets opened so far: each one TLS handshake (for status, metrics and tests). */

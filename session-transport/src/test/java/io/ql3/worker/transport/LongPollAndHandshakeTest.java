@@ -18,7 +18,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A long poll goes out only on h2 (on http/1.1 it would block the one connection, contract section
- * 1), and a handshake-only probe ({@code check --connect}) sends no request at all.
+ * 1), and a handshake-only probe ({@code check --connect}) or a connection opened ahead sends no
+ * request at all.
  */
 class LongPollAndHandshakeTest {
   private static final SessionId SESSION = new SessionId(Vectors.SESSION);
@@ -94,6 +95,31 @@ class LongPollAndHandshakeTest {
         assertThat(server.requests()).isEmpty();
         assertThat(client.connectionsOpened()).isEqualTo(1);
       }
+    }
+  }
+
+  @Test
+  void aConnectionOpenedAheadSendsNothingAndCarriesTheFirstRequest() throws Exception {
+    Fixture f = new Fixture(tmp);
+    try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
+        IngressClient client = f.client(server)) {
+      client.connectAhead();
+      long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+      while (client.protocol() == null && System.nanoTime() < deadline) {
+        Thread.sleep(5); // a condition, polled: the handshake runs on the transport's thread
+      }
+      assertThat(client.protocol()).as("negotiated before any request").isEqualTo("h2");
+      client.connectAhead(); // already open: no second socket
+      assertThat(server.requests()).isEmpty();
+      assertThat(
+              client
+                  .heartbeat(
+                      SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
+                  .get(10, TimeUnit.SECONDS)
+                  .isSuccess())
+          .isTrue();
+      assertThat(client.connectionsOpened()).isEqualTo(1);
+      assertThat(server.connections()).isEqualTo(1);
     }
   }
 }

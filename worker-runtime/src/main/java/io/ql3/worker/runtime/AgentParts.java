@@ -193,6 +193,9 @@ final class AgentParts {
               workerId,
               credentials,
               transport);
+      // The handshake overlaps the journal's and the isolation's start-up (no request before the
+      // register, which waits for both: contract section 7).
+      client.connectAhead();
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
       return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH
