@@ -31,7 +31,8 @@ class AllowListTest {
             .isNotIn(String.class, CharSequence.class, URI.class, URL.class, byte[].class);
       }
     }
-    // longPoll is a pull (same path, h2 only); handshake sends no request at all (check --connect).
+    // longPoll is a pull (same path, h2 only); handshake (check --connect) and connectAhead send no
+    // request at all.
     assertThat(names)
         .containsExactlyInAnyOrder(
             "open",
@@ -43,6 +44,7 @@ class AllowListTest {
             "complete",
             "resend",
             "handshake",
+            "connectAhead",
             "abortPulls",
             "connectionsOpened",
             "maxOpenSockets",

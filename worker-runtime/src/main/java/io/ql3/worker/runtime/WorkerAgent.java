@@ -15,8 +15,9 @@ import java.util.concurrent.TimeUnit;
  * ADR-0122 §5).
  *
  * <p>Start-up: (the configuration gate ran before this class) → one credential provider and one
- * ingress client → the journal owned → run isolation (leftover run cgroups of this journal killed)
- * → the journal reconciled (runs left uncertain or not started are recorded, their completions
+ * ingress client, its connection opened ahead (the TLS handshake, no request, overlaps the steps
+ * that follow) → the journal owned → run isolation (leftover run cgroups of this journal killed) →
+ * the journal reconciled (runs left uncertain or not started are recorded, their completions
  * queued) → the single cadence starts and delivers those completions to their old sessions → only
  * then register, with capacity from the oracle → pulls allowed.
  *
