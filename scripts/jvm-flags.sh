@@ -47,16 +47,17 @@ ql3_instance_args() {
   done
 }
 
-# Sets ql3_home to the installation PROGRAM (an absolute path, or one that is a link) is the
-# bin/NAME of: its path without /bin/NAME, after the link is followed. Only a link or a relative
-# path costs a readlink.
+# Sets ql3_home to the installation PROGRAM is the bin/NAME of: its path without /bin/NAME, after
+# a link is followed, as a physical path (a JDK reached through /usr/lib/jvm/default-java or an
+# installation through a linked directory is named as it is on the disk, so its archive key does
+# not depend on how it was reached). Only a link or a relative path costs a readlink.
 ql3_home_of() { # PROGRAM
   _p=$1
   case "$_p" in
     /*) [ ! -L "$_p" ] || _p=$(readlink -f "$_p") ;;
     *) _p=$(readlink -f "$_p") ;;
   esac
-  ql3_home=${_p%/bin/*}
+  ql3_home=$(cd -P -- "${_p%/bin/*}" 2>/dev/null && pwd -P) || ql3_home=${_p%/bin/*}
 }
 
 # Sets ql3_quoted to $1 in single quotes, for eval. Builtins only, as everything the launchers run
@@ -127,7 +128,8 @@ ql3_jvm_flags() {
 # - Stale means another archive key: the key is a checksum of the name, size and mtime of the JVM's
 #   libjvm.so and modules image (a JDK update changes both), of the class list and of every jar of
 #   CLASSPATH, and of the flags. So a JDK or package upgrade makes a new archive; the old ones are
-#   removed.
+#   removed. A class list rewritten in place with the same size and mtime is not seen: a stale list
+#   only makes the archive cover fewer classes.
 # - Mapped where it was dumped (-XX:ArchiveRelocationMode=0, a diagnostic flag in JDK 17, hence
 #   UnlockDiagnosticVMOptions): this JDK relocates archives by default (mode 1, for ASLR), which
 #   rewrites every pointer of the 31 MiB archive at start, so all of it becomes private dirty memory

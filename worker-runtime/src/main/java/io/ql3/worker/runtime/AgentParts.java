@@ -193,9 +193,6 @@ final class AgentParts {
               workerId,
               credentials,
               transport);
-      // The handshake overlaps the journal's and the isolation's start-up (no request before the
-      // register, which waits for both: contract section 7).
-      client.connectAhead();
     } catch (CredentialException e) {
       log.error("credentials.invalid", "reason", e.reason(), "problem", e.getMessage());
       return e.reason() == CredentialException.Reason.IDENTITY_MISMATCH
@@ -214,6 +211,10 @@ final class AgentParts {
       return journalCode;
     }
     journal = journalStartup.journal();
+    // Owned: the TLS handshake overlaps the isolation's start-up and the reconciliation (no request
+    // before the register, which waits for both: contract section 7). Not before: a process that
+    // does not get the journal (another one owns it) never connects as this worker.
+    client.connectAhead();
 
     // 3. Run isolation, once this process owns the journal: its cgroup sweep kills what an
     // earlier process of this same journal left running (kill -9, power cut).

@@ -11,7 +11,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * a child's pipe) and the wait for its main process's exit. One daemon thread per blocked task, as
  * many as tasks block at once; a thread that finished its task takes the next one, and one left
  * idle for {@link #KEEP_ALIVE_SECONDS} ends. While it runs a task a thread carries that task's name
- * ({@code ql3-exec-output-<runId>}, {@code ql3-exec-exit-<runId>}); idle it is {@code ql3-exec}.
+ * ({@code ql3-exec-output-<runId>}, {@code ql3-exec-exit-<runId>}); idle it is {@code ql3-exec-N}.
  *
  * <p>Why not a thread per task: a new thread, and the JDK's {@code Process.onExit()} step (a new
  * thread per call on a host with fewer than 3 CPUs, its {@code CompletableFuture} default
@@ -23,7 +23,10 @@ final class RunThreads {
   /** How long an idle thread waits for another task before it ends. */
   static final long KEEP_ALIVE_SECONDS = 10;
 
-  /** The stack of each thread: a read loop or a wait, nothing deep. */
+  /**
+   * The stack of each thread: a read loop, or a wait and then the run's end (its teardown and the
+   * result's dependents, which must not block: docs/executors.md), as the output pump always had.
+   */
   static final long STACK_BYTES = 256 * 1024;
 
   private static final String IDLE_NAME = "ql3-exec";
