@@ -8,9 +8,9 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * Copies a process's merged stdout+stderr into its {@link RotatingLog}, counting every byte and
- * keeping the tail, on a thread of {@link RunThreads} named after the run (the JDK offers only
- * blocking reads on a child's pipe). Capture goes on after a log write error (disk full): bytes are
- * still counted and tailed, so the child never blocks on a full pipe.
+ * keeping the tail. One named daemon thread per running process: the JDK offers only blocking reads
+ * on a child's pipe. Capture goes on after a log write error (disk full): bytes are still counted
+ * and tailed, so the child never blocks on a full pipe.
  */
 final class OutputCapture implements Runnable {
 
@@ -40,9 +40,11 @@ final class OutputCapture implements Runnable {
     this.runId = runId;
   }
 
-  /** Starts the pump on a thread of {@code threads}, named after the run. */
-  void start(RunThreads threads) {
-    threads.execute("ql3-exec-output-" + runId, this);
+  /** Starts the pump thread, named after the run. */
+  void start() {
+    Thread t = new Thread(null, this, "ql3-exec-output-" + runId, 256 * 1024);
+    t.setDaemon(true);
+    t.start();
   }
 
   /** Completes when the output reached its end (every writer closed it) and the log is closed. */

@@ -30,7 +30,6 @@ final class ProcessExecutor implements Executor {
   private final Map<String, String> agentEnvironment;
   private final Isolation isolation;
   private final RunObserver observer;
-  private final RunThreads threads = new RunThreads();
 
   ProcessExecutor(ProcessExecutorSettings settings, Map<String, String> agentEnvironment) {
     this(settings, agentEnvironment, Isolation.none(), RunObserver.NONE);
@@ -184,7 +183,6 @@ final class ProcessExecutor implements Executor {
         isolation,
         observer,
         new ProcessLaunch(account, workReal, cwdBelow, process.argv(), env, builder),
-        log,
-        threads);
+        log);
   }
 }

@@ -24,9 +24,8 @@ import java.util.concurrent.TimeUnit;
  * {@link RunSignals}) → EXITED (main process reaped; SIGKILL to whatever is left) → COMPLETED (no
  * process of the run left and its output ended, or the drain timeout passed; the cgroup is then
  * read and removed, the outcome mapped by {@link ProcessOutcomes}, then the work directory removed
- * and the account given back by {@link RunTeardown}). Two tasks on {@link RunThreads} while it
- * runs, the output pump and the wait for the main process's exit (which the JDK's process reaper
- * records); timers come from the context clock.
+ * and the account given back by {@link RunTeardown}). No thread of its own except the output pump:
+ * exits come from the JDK's shared process reaper, timers from the context clock.
  */
 final class ProcessRun implements PreparedRun, RunHandle {
 
@@ -39,7 +38,6 @@ final class ProcessRun implements PreparedRun, RunHandle {
   private final RunObserver observer;
   private final ProcessLaunch launch;
   private final RotatingLog log;
-  private final RunThreads threads;
   private final CompletableFuture<ExecutionResult> result = new CompletableFuture<>();
 
   private final Object lock = new Object();
@@ -67,15 +65,13 @@ final class ProcessRun implements PreparedRun, RunHandle {
       Isolation isolation,
       RunObserver observer,
       ProcessLaunch launch,
-      RotatingLog log,
-      RunThreads threads) {
+      RotatingLog log) {
     this.context = context;
     this.settings = settings;
     this.isolation = isolation;
     this.observer = observer;
     this.launch = launch;
     this.log = log;
-    this.threads = threads;
   }
 
   // ---- PreparedRun
@@ -121,7 +117,7 @@ final class ProcessRun implements PreparedRun, RunHandle {
       processes = cgroup.map(RunProcesses::of).orElseGet(() -> RunProcesses.ofGroup(p.pid()));
       move(ProcessRunState.RUNNING);
       capture = new OutputCapture(p.getInputStream(), log, context.runId().value());
-      capture.start(threads);
+      capture.start();
     }
     // Outside the lock: an already-cancelled signal runs the listener right here.
     CancellationSignal.Registration registration =
@@ -135,30 +131,8 @@ final class ProcessRun implements PreparedRun, RunHandle {
     if (registration != null) {
       registration.close(); // already exited: nothing to cancel any more
     }
-    Process started = process;
-    threads.execute(
-        "ql3-exec-exit-" + context.runId().value(),
-        () -> {
-          awaitExit(started);
-          guarded(this::onExit);
-        });
+    process.onExit().whenComplete((p, error) -> guarded(this::onExit));
     return this;
-  }
-
-  /** Blocks until the JDK's process reaper recorded {@code p}'s exit; keeps an interrupt. */
-  private static void awaitExit(Process p) {
-    boolean interrupted = false;
-    while (true) {
-      try {
-        p.waitFor();
-        break;
-      } catch (InterruptedException e) {
-        interrupted = true;
-      }
-    }
-    if (interrupted) {
-      Thread.currentThread().interrupt();
-    }
   }
 
   private void failLaunch(String code, String message) {
