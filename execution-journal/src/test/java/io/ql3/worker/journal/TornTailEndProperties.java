@@ -10,9 +10,9 @@ import net.jqwik.api.constraints.IntRange;
 
 /**
  * Where recovery puts the end of a torn tail ({@link Recovery#endOfNonZero}, which reads the
- * buffer's backing array) is where a byte-by-byte scan through the buffer puts it: for zero tails
- * of every length, never below the committed end, and for buffers that are slices of a larger
- * array.
+ * buffer's backing array in 8-byte words, several chunks of them for a long tail) is where a
+ * byte-by-byte scan through the buffer puts it: for zero tails of every length, never below the
+ * committed end, and for buffers that are slices of a larger array.
  */
 class TornTailEndProperties {
 
@@ -23,6 +23,20 @@ class TornTailEndProperties {
       @ForAll @IntRange(min = 0, max = 300) int zeroTail,
       @ForAll @IntRange(min = 0, max = 100) int fromPercent,
       @ForAll long seed) {
+    check(offset, length, zeroTail, fromPercent, seed);
+  }
+
+  @Property(tries = 200)
+  void aZeroTailOfSeveralWordChunksEndsWhereTheBytesSay(
+      @ForAll @IntRange(min = 0, max = 64) int offset,
+      @ForAll @IntRange(min = 0, max = 6 * Recovery.ZERO_SCAN_WORDS * Long.BYTES) int length,
+      @ForAll @IntRange(min = 0, max = 6 * Recovery.ZERO_SCAN_WORDS * Long.BYTES) int zeroTail,
+      @ForAll @IntRange(min = 0, max = 100) int fromPercent,
+      @ForAll long seed) {
+    check(offset, length, zeroTail, fromPercent, seed);
+  }
+
+  private static void check(int offset, int length, int zeroTail, int fromPercent, long seed) {
     Random random = new Random(seed);
     byte[] array = new byte[offset + length + 7];
     random.nextBytes(array);
