@@ -1,5 +1,7 @@
 package io.ql3.worker.transport;
 
+import io.ql3.worker.contract.HeartbeatRequest;
+import io.ql3.worker.contract.SessionId;
 import io.ql3.worker.contract.WorkerId;
 import io.ql3.worker.transport.credentials.CredentialProvider;
 import io.ql3.worker.transport.testing.CredentialDir;
@@ -11,6 +13,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One CA, a server certificate for 127.0.0.1/localhost and a client certificate for the vectors'
@@ -54,6 +57,14 @@ final class Fixture {
   IngressClient client(TestServer s, String host, TransportSettings settings) throws Exception {
     return IngressClient.open(
         new IngressEndpoint(host, s.port()), WorkerId.of(Vectors.WORKER), provider(), settings);
+  }
+
+  /** Sends the vectors' active heartbeat and says whether it succeeded (within 10 s). */
+  static boolean heartbeatSucceeds(IngressClient client, SessionId session) throws Exception {
+    return client
+        .heartbeat(session, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
+        .get(10, TimeUnit.SECONDS)
+        .isSuccess();
   }
 
   /** Answers every operation with a valid vector response. */

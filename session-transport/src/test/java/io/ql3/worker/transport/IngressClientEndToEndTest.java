@@ -67,13 +67,7 @@ class IngressClientEndToEndTest {
               SESSION, PullRequest.parse(Vectors.request("pull.json")), OfferPolicy.CONTRACT);
       pullArrived.get(10, TimeUnit.SECONDS);
       // While the pull is parked on its stream, a heartbeat and a completion go through.
-      assertThat(
-              client
-                  .heartbeat(
-                      SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
-                  .get(10, TimeUnit.SECONDS)
-                  .isSuccess())
-          .isTrue();
+      assertThat(Fixture.heartbeatSucceeds(client, SESSION)).isTrue();
       assertThat(
               client
                   .complete(

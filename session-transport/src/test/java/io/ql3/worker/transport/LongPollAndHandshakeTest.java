@@ -3,7 +3,6 @@ package io.ql3.worker.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.ql3.worker.contract.AnswerKind;
-import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.OfferPolicy;
 import io.ql3.worker.contract.PullRequest;
 import io.ql3.worker.contract.PullResponse;
@@ -51,13 +50,7 @@ class LongPollAndHandshakeTest {
       assertThat(client.resend(r).get(10, TimeUnit.SECONDS).kind())
           .isEqualTo(AnswerKind.NOT_SENT_ON_HTTP1);
       // The connection stays usable for everything else.
-      assertThat(
-              client
-                  .heartbeat(
-                      SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
-                  .get(10, TimeUnit.SECONDS)
-                  .isSuccess())
-          .isTrue();
+      assertThat(Fixture.heartbeatSucceeds(client, SESSION)).isTrue();
       assertThat(server.requests())
           .extracting(TestServer.Request::path)
           .noneMatch(p -> p.endsWith("/pull"));
@@ -111,13 +104,7 @@ class LongPollAndHandshakeTest {
       assertThat(client.protocol()).as("negotiated before any request").isEqualTo("h2");
       client.connectAhead(); // already open: no second socket
       assertThat(server.requests()).isEmpty();
-      assertThat(
-              client
-                  .heartbeat(
-                      SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
-                  .get(10, TimeUnit.SECONDS)
-                  .isSuccess())
-          .isTrue();
+      assertThat(Fixture.heartbeatSucceeds(client, SESSION)).isTrue();
       assertThat(client.connectionsOpened()).isEqualTo(1);
       assertThat(server.connections()).isEqualTo(1);
     }
