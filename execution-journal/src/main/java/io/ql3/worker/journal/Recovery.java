@@ -5,7 +5,6 @@ import io.ql3.worker.journal.RecordCodec.SnapEnd;
 import io.ql3.worker.journal.RecoveryRequired.Reason;
 import java.io.IOException;
 import java.nio.ByteBuffer;
-import java.nio.LongBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
@@ -310,69 +309,8 @@ final class Recovery {
       }
     }
     r.badPos = pos;
-    r.dirtyEnd = endOfNonZero(buf, r.committedEnd, limit);
+    r.dirtyEnd = ZeroTail.start(buf, r.committedEnd, limit);
     return r;
-  }
-
-  /** How many 8-byte words {@link #endOfNonZero} copies out of the buffer at a time. */
-  static final int ZERO_SCAN_WORDS = 256;
-
-  /**
-   * The end of the last non-zero byte in [{@code from}, {@code limit}), or {@code from} when all
-   * are zero: where a torn tail ends in a preallocated segment. Nothing here is a call per byte:
-   * under the edge profile's interpreter a {@code buf.get(i)} per byte of a 1 MiB segment cost
-   * every restart ~0.3 s of CPU, a loop over the bytes of the backing array still ~25 ms
-   * (docs/perf/ edge.md, "Tenth pass", "Fourteenth pass"). The range is read as 8-byte words,
-   * {@value #ZERO_SCAN_WORDS} at a time by one bulk copy, from the end; only the last word with a
-   * non-zero byte, and the bytes below a multiple of 8 from {@code from}, are looked at byte by
-   * byte.
-   */
-  static int endOfNonZero(ByteBuffer buf, int from, int limit) {
-    byte[] a;
-    int base;
-    if (buf.hasArray()) {
-      a = buf.array();
-      base = buf.arrayOffset();
-    } else {
-      a = new byte[limit - from]; // a buffer without one: its range copied once
-      buf.get(from, a);
-      base = -from;
-    }
-    int wordCount = (limit - from) / Long.BYTES;
-    int wordsEnd = from + wordCount * Long.BYTES; // [wordsEnd, limit): fewer than 8 bytes
-    int end = limit;
-    while (end > wordsEnd) {
-      if (a[base + end - 1] != 0) {
-        return end;
-      }
-      end--;
-    }
-    if (wordCount > 0) {
-      LongBuffer words =
-          ByteBuffer.wrap(a, base + from, wordCount * Long.BYTES).slice().asLongBuffer();
-      long[] chunk = new long[Math.min(ZERO_SCAN_WORDS, wordCount)];
-      int w = wordCount; // words [w, wordCount) are zero
-      while (w > 0) {
-        int n = Math.min(chunk.length, w);
-        words.get(w - n, chunk, 0, n);
-        int i = n;
-        while (i > 0 && chunk[i - 1] == 0) {
-          i--;
-        }
-        if (i > 0) {
-          end = from + (w - n + i) * Long.BYTES; // the end of the last word with a non-zero byte
-          break;
-        }
-        w -= n;
-      }
-      if (w == 0) {
-        return from;
-      }
-    }
-    while (end > from && a[base + end - 1] == 0) {
-      end--;
-    }
-    return end;
   }
 
   private boolean laterHasValidHeader(List<Named> logs, int from) throws IOException {

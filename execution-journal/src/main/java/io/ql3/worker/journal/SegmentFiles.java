@@ -105,7 +105,7 @@ final class SegmentFiles {
         if (chunk.position() < n) {
           break; // a short read (the file shrank): keep everything below end
         }
-        int nonZeroEnd = Recovery.endOfNonZero(chunk, 0, n);
+        int nonZeroEnd = ZeroTail.start(chunk, 0, n);
         if (nonZeroEnd > 0) {
           end = end - n + nonZeroEnd;
           break;

@@ -9,10 +9,10 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
- * Where recovery puts the end of a torn tail ({@link Recovery#endOfNonZero}, which reads the
- * buffer's backing array in 8-byte words, several chunks of them for a long tail) is where a
- * byte-by-byte scan through the buffer puts it: for zero tails of every length, never below the
- * committed end, and for buffers that are slices of a larger array.
+ * Where recovery puts the end of a torn tail ({@link ZeroTail#start}, which reads the buffer's
+ * backing array in 8-byte words, several chunks of them for a long tail) is where a byte-by-byte
+ * scan through the buffer puts it: for zero tails of every length, never below the committed end,
+ * and for buffers that are slices of a larger array.
  */
 class TornTailEndProperties {
 
@@ -29,8 +29,8 @@ class TornTailEndProperties {
   @Property(tries = 200)
   void aZeroTailOfSeveralWordChunksEndsWhereTheBytesSay(
       @ForAll @IntRange(min = 0, max = 64) int offset,
-      @ForAll @IntRange(min = 0, max = 6 * Recovery.ZERO_SCAN_WORDS * Long.BYTES) int length,
-      @ForAll @IntRange(min = 0, max = 6 * Recovery.ZERO_SCAN_WORDS * Long.BYTES) int zeroTail,
+      @ForAll @IntRange(min = 0, max = 6 * ZeroTail.SCAN_WORDS * Long.BYTES) int length,
+      @ForAll @IntRange(min = 0, max = 6 * ZeroTail.SCAN_WORDS * Long.BYTES) int zeroTail,
       @ForAll @IntRange(min = 0, max = 100) int fromPercent,
       @ForAll long seed) {
     check(offset, length, zeroTail, fromPercent, seed);
@@ -51,9 +51,9 @@ class TornTailEndProperties {
     int from = length * fromPercent / 100;
 
     int expected = byteByByte(buf, from, length);
-    assertThat(Recovery.endOfNonZero(buf, from, length)).isEqualTo(expected);
+    assertThat(ZeroTail.start(buf, from, length)).isEqualTo(expected);
     ByteBuffer direct = ByteBuffer.allocateDirect(length).put(buf.duplicate()).flip();
-    assertThat(Recovery.endOfNonZero(direct, from, length)).isEqualTo(expected);
+    assertThat(ZeroTail.start(direct, from, length)).isEqualTo(expected);
   }
 
   private static int byteByByte(ByteBuffer buf, int from, int limit) {
