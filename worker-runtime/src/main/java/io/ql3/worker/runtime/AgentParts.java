@@ -30,7 +30,6 @@ import io.ql3.worker.runtime.session.SessionInputs;
 import io.ql3.worker.runtime.systemd.SystemdService;
 import io.ql3.worker.transport.IngressClient;
 import io.ql3.worker.transport.IngressEndpoint;
-import io.ql3.worker.transport.TlsWarmUp;
 import io.ql3.worker.transport.TransportSettings;
 import io.ql3.worker.transport.credentials.CredentialException;
 import io.ql3.worker.transport.credentials.CredentialFiles;
@@ -97,8 +96,6 @@ final class AgentParts {
   // ------------------------------------------------------------------ start-up
 
   int start() {
-    // The JDK's one-time TLS work, beside the credentials and the journal (no key, no socket).
-    TlsWarmUp.start();
     BuildInfo build = BuildInfo.load();
     reports.buildLabels(
         new MetricsFile.Build(
