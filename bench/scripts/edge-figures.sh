@@ -9,7 +9,8 @@
 # CPU per run (utime+stime from /proc/PID/stat), wall for the N runs (load-sensitive), peak RSS
 # (VmHWM, the kernel's high-water mark, read until the process exits), RSS after register / after
 # the runs / idle, PSS and private dirty (/proc/PID/smaps_rollup) at the same points, idle requests
-# per minute, and the load average before and after. The floor is a hello-world JVM with the same
+# per minute, the load average before and after, and the timed start's steps as the agent logged
+# them (ms after its first line, agent.start, to the session's ACTIVE). The floor is a hello-world JVM with the same
 # flags (the profile's flags + QL3_JAVA_OPTS; the default JDK archive, since an application
 # archive only fits the agent's class path).
 #
@@ -120,7 +121,7 @@ export STATE_DIRECTORY="$work/state"
 export FIRST_START="$first_start" FIRST_OPTS="$first_opts"
 export FLOOR_JAVA="$JAVA_HOME/bin/java" FLOOR_FLAGS="$floor_flags" FLOOR_CP="$work/hello" AGENT_OPTS="$agent_opts"
 python3 - "$work" "$admin" "$runs" "$idle" "$profile" "$hb" "$isolation" "$label" "$ingress" "$warm" <<'PY'
-import http.client, json, os, signal, socket, ssl, subprocess, sys, time
+import datetime, http.client, json, os, re, signal, socket, ssl, subprocess, sys, time
 work, admin, runs, idle, profile, hb, isolation, label = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6]), sys.argv[7], sys.argv[8]
 ingress, warm = sys.argv[9], int(sys.argv[10])
 HZ = os.sysconf("SC_CLK_TCK")
@@ -247,6 +248,19 @@ time.sleep(2); sample()
 out["reg"] = rollup(pid)
 hook("registered", pid)
 iso = [l.strip() for l in open(f"{work}/agent.log") if "isolation" in l][:1]
+# The timed start's steps from the agent's own log, in ms after its first line (agent.start).
+def start_timeline():
+    marks = []; t_start = None
+    for l in open(f"{work}/agent.log"):
+        m = re.match(r"ts=(\S+?)Z? level=\S+ event=(\S+)(?:.* to=(\S+))?", l)
+        if not m or m.group(2) == "log": continue
+        t = datetime.datetime.fromisoformat(m.group(1)[:26])
+        if t_start is None: t_start = t
+        name = m.group(2) + ("->" + m.group(3) if m.group(2) == "session.state" and m.group(3) else "")
+        marks.append(f"{name} {(t - t_start).total_seconds() * 1000:.0f}")
+        if name.endswith("->ACTIVE"): break
+    return ", ".join(marks)
+timeline = start_timeline()
 
 # --- N process runs (/bin/true), one submit ---
 spec = {"argv": ["/bin/true"], "cwd": None, "env": {}}
@@ -296,6 +310,7 @@ print("timed start: " + ("the first (--first-start: no credential check record)"
 if "SharedArchiveFile" in jvm_flags: print(f"class-data archive: {os.environ['CDS_NOTE']} (before the timed start)")
 print(f"floor JVM flags: {os.environ['FLOOR_FLAGS'].strip()}")
 if iso: print(f"agent: {iso[0][:160]}")
+print(f"start timeline (the agent's log, ms after agent.start): {timeline}")
 if warm_ms: print(f"control plane warmed up: {warm} mTLS handshakes, first {warm_ms[0]:.0f} ms, last {warm_ms[-1]:.0f} ms")
 else: print("control plane NOT warmed up (--cold-server)")
 print(f"load average: start {' '.join(load_start)} | after runs {' '.join(load_runs)} | end {' '.join(load_end)}")
