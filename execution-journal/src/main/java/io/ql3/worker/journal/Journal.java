@@ -82,21 +82,11 @@ public final class Journal implements AutoCloseable {
    * @throws UncheckedIOException the directory cannot be read or repaired
    */
   public static Journal open(JournalConfig config) {
-    return open(config, () -> {});
-  }
-
-  /**
-   * {@link #open(JournalConfig)}, running {@code whenOwned} on this thread as soon as the directory
-   * is owned, before its recovery reads anything: work that must wait for ownership but not for the
-   * recovery (the agent opens its connection there). Not run when another owner holds it; if it
-   * throws, the lock is released and the exception propagates.
-   */
-  public static Journal open(JournalConfig config, Runnable whenOwned) {
-    return JournalOpener.open(config, new FileStorage(config.directory()), whenOwned, p -> {});
+    return open(config, new FileStorage(config.directory()), p -> {});
   }
 
   static Journal open(JournalConfig config, Storage storage, Consumer<CompactionPoint> hook) {
-    return JournalOpener.open(config, storage, () -> {}, hook);
+    return JournalOpener.open(config, storage, hook);
   }
 
   /**

@@ -12,10 +12,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
 
 /**
- * Opening a journal directory: takes ownership ({@link OwnerLock}), runs the caller's work that
- * waits for ownership only, lets {@link Recovery} decide (read-only), applies its plan only when it
- * is clean, starts the writer and records the runs left without a result as uncertain; and the
- * operator's resolution of a damaged log.
+ * Opening a journal directory: takes ownership ({@link OwnerLock}), lets {@link Recovery} decide
+ * (read-only), applies its plan only when it is clean, starts the writer and records the runs left
+ * without a result as uncertain; and the operator's resolution of a damaged log.
  *
  * <p>Guarantees: when recovery reports a problem, nothing in the directory is touched and the
  * journal opens {@link Journal.Status#RECOVERY_REQUIRED}. Otherwise the only repairs are the ones
@@ -32,12 +31,8 @@ import java.util.function.Consumer;
 final class JournalOpener {
   private JournalOpener() {}
 
-  /**
-   * {@link Journal#open}: owns the directory, runs {@code whenOwned}, recovers it, releases the
-   * lock on failure.
-   */
-  static Journal open(
-      JournalConfig config, Storage storage, Runnable whenOwned, Consumer<CompactionPoint> hook) {
+  /** {@link Journal#open}: owns the directory, recovers it, releases the lock on failure. */
+  static Journal open(JournalConfig config, Storage storage, Consumer<CompactionPoint> hook) {
     OwnerLock lock;
     try {
       Files.createDirectories(config.directory());
@@ -46,7 +41,6 @@ final class JournalOpener {
       throw new UncheckedIOException("cannot own journal " + config.directory(), e);
     }
     try {
-      whenOwned.run();
       return recover(config, storage, lock, hook);
     } catch (IOException | RuntimeException e) {
       try {

@@ -203,19 +203,18 @@ final class AgentParts {
       return ExitCode.SOFTWARE.code();
     }
 
-    // 2. The journal, owned and reconciled, before any register. Once it is owned (its lock held,
-    // before its recovery) the connection is opened ahead: the TLS handshake overlaps the recovery,
-    // the isolation's start-up and the reconciliation (no request before the register, which waits
-    // for all of them: contract section 7). Not before: a process that does not get the journal
-    // (another one owns it) never connects as this worker.
+    // 2. The journal, owned and reconciled, before any register.
     JournalStartup journalStartup =
-        new JournalStartup(
-            config, log, env.waitForRecovery(), controls.signals, client::connectAhead);
+        new JournalStartup(config, log, env.waitForRecovery(), controls.signals);
     int journalCode = journalStartup.open();
     if (journalCode != ExitCode.OK.code()) {
       return journalCode;
     }
     journal = journalStartup.journal();
+    // Owned: the TLS handshake overlaps the isolation's start-up and the reconciliation (no request
+    // before the register, which waits for both: contract section 7). Not before: a process that
+    // does not get the journal (another one owns it) never connects as this worker.
+    client.connectAhead();
 
     // 3. Run isolation, once this process owns the journal: its cgroup sweep kills what an
     // earlier process of this same journal left running (kill -9, power cut).

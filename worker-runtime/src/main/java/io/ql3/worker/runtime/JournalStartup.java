@@ -11,28 +11,20 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Opens the journal for {@code run}, owned by this process, or says why it cannot: owned by another
  * process (75), unreadable (74), or its recovery needs an operator (78; with {@code
  * --wait-for-recovery} the directory is released and looked at again every 10 s until a shutdown
- * signal). {@code whenOwned} runs each time the directory is owned, before its recovery ({@link
- * Journal#open(JournalConfig, Runnable)}).
+ * signal).
  */
 final class JournalStartup {
   private final AgentConfig config;
   private final EventLog log;
   private final boolean waitForRecovery;
   private final AtomicInteger signals;
-  private final Runnable whenOwned;
   private Journal journal;
 
-  JournalStartup(
-      AgentConfig config,
-      EventLog log,
-      boolean waitForRecovery,
-      AtomicInteger signals,
-      Runnable whenOwned) {
+  JournalStartup(AgentConfig config, EventLog log, boolean waitForRecovery, AtomicInteger signals) {
     this.config = config;
     this.log = log;
     this.waitForRecovery = waitForRecovery;
     this.signals = signals;
-    this.whenOwned = whenOwned;
   }
 
   /** The journal {@link #open()} opened; {@code null} unless it returned {@link ExitCode#OK}. */
@@ -44,8 +36,7 @@ final class JournalStartup {
   int open() {
     while (true) {
       try {
-        journal =
-            Journal.open(JournalConfig.of(config.journal().dir(), config.workerId()), whenOwned);
+        journal = Journal.open(JournalConfig.of(config.journal().dir(), config.workerId()));
       } catch (JournalOwnedException e) {
         log.error(
             "journal.owned",

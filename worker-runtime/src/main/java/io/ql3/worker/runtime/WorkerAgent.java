@@ -16,10 +16,10 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Start-up: (the configuration gate ran before this class) → one credential provider and one
  * ingress client → the journal owned, then the connection opened ahead (the TLS handshake, no
- * request, overlaps the journal's recovery and the steps that follow) → run isolation (leftover run
- * cgroups of this journal killed) → the journal reconciled (runs left uncertain or not started are
- * recorded, their completions queued) → the single cadence starts and delivers those completions to
- * their old sessions → only then register, with capacity from the oracle → pulls allowed.
+ * request, overlaps the steps that follow) → run isolation (leftover run cgroups of this journal
+ * killed) → the journal reconciled (runs left uncertain or not started are recorded, their
+ * completions queued) → the single cadence starts and delivers those completions to their old
+ * sessions → only then register, with capacity from the oracle → pulls allowed.
  *
  * <p>Shutdown (first SIGTERM/SIGINT): abort a parked pull → session {@code draining} with 0
  * capacity → the cadence keeps heartbeating and delivering → runs finish (after the drain timeout
