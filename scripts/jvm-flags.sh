@@ -93,13 +93,17 @@ ql3_quote() {
 #   what the JDK's TLS engine works on anyway. Measured (11 pairs): CPU per run -0.4 ms at the
 #   median, inside the spread; RSS -0.3 to +0.1 MiB, lower in 6 of 8 readings (docs/perf/edge.md,
 #   "Thirteenth pass").
+# - -XX:StringTableSize=8192 (edge): the JVM's table of interned strings starts with 65,536
+#   buckets (512 KiB, all written at start) for the ~8,400 strings the edge agent interns; 8,192
+#   buckets keep one string per bucket on average, and the table grows by itself past two. Measured
+#   (docs/perf/edge.md, "Fifteenth pass"): idle and peak RSS -0.4 to -0.7 MiB, the floor -0.5.
 # - -XX:+ExitOnOutOfMemoryError (both profiles): a heap exhausted by anything is a process exit
 #   (systemd restarts it), never a zombie that heartbeats but can no longer pull or record.
 # node gets more heap and the full JIT. Anything else gets the node flags (the agent itself
 # refuses an unknown profile with exit 64).
 ql3_jvm_flags() {
   case "$1" in
-    edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.noPreferDirect=true -Dio.netty.jfr.enabled=false" ;;
+    edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:StringTableSize=8192 -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.noPreferDirect=true -Dio.netty.jfr.enabled=false" ;;
     *)    printf '%s\n' "-XX:+UseSerialGC -Xmx128m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
   esac
 }
