@@ -96,7 +96,8 @@ ql3_quote() {
 # - -XX:StringTableSize=8192 (edge): the JVM's table of interned strings starts with 65,536
 #   buckets (512 KiB, all written at start) for the ~8,400 strings the edge agent interns; 8,192
 #   buckets keep one string per bucket on average, and the table grows by itself past two. Measured
-#   (docs/perf/edge.md, "Fifteenth pass"): idle and peak RSS -0.4 to -0.7 MiB, the floor -0.5.
+#   (docs/perf/edge.md, "Fifteenth pass"): idle and peak RSS -0.3 to -0.7 MiB in six pairs, the
+#   floor -0.3 to -0.6, CPU unchanged.
 # - -XX:+ExitOnOutOfMemoryError (both profiles): a heap exhausted by anything is a process exit
 #   (systemd restarts it), never a zombie that heartbeats but can no longer pull or record.
 # node gets more heap and the full JIT. Anything else gets the node flags (the agent itself

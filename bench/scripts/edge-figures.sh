@@ -10,9 +10,9 @@
 # (VmHWM, the kernel's high-water mark, read until the process exits), RSS after register / after
 # the runs / idle, PSS and private dirty (/proc/PID/smaps_rollup) at the same points, idle requests
 # per minute, the load average before and after, and the timed start's steps as the agent logged
-# them (ms after its first line, agent.start, to the session's ACTIVE). The floor is a hello-world JVM with the same
-# flags (the profile's flags + QL3_JAVA_OPTS; the default JDK archive, since an application
-# archive only fits the agent's class path).
+# them (ms after its first line, agent.start, to the session's ACTIVE). The floor is a hello-world
+# JVM with the same flags (the profile's flags + QL3_JAVA_OPTS; the default JDK archive, since an
+# application archive only fits the agent's class path).
 #
 # Usage: bench/scripts/edge-figures.sh [--runs N] [--idle-seconds S] [--heartbeat-ms H]
 #          [--profile edge|node] [--isolation required|none] [--run-user UID] [--java-home DIR]
