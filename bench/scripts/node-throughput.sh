@@ -17,7 +17,8 @@
 #          (bench/scripts/log-gaps.py): time the agent waited instead of working.
 #      durable: the agent's directory (journal, run work dirs) on the ordinary disk (the script's
 #      mktemp -d, normally /tmp). non-durable: the same on tmpfs (/dev/shm), where `force` returns
-#      at once: the difference is what the journal's fsyncs cost, nothing else changes.
+#      at once: the difference is what the journal's fsyncs cost, nothing else changes (the agent's
+#      log is on tmpfs in both modes).
 #   2. bench/scripts/offer-latency.sh --profile node --runs L --warmup LW (durable, one run at a
 #      time answering a parked pull: the offer -> run.started p50/p90/p99).
 #   3. without --no-jmh: JMH RawForceBenchmark and JournalAppendBenchmark -t 16 on the same disk.
@@ -79,6 +80,9 @@ await_control_plane "$cp_pid" "$work/cp.log"
 # Appends one result line to $3 (default $work/results.txt).
 batch() {
   mode=$1; dir=$2; results=${3:-$work/results.txt}
+  # The agent's log is on tmpfs in both modes: on the disk it would be written back beside the
+  # durable journal's forces (docs/perf/node.md, "The agent's log off the measured disk").
+  agent_log=$shm/$(basename "$dir").log
   write_agent_config "$dir/agent.toml" "$work/pki" thr-0001 "$ingress" <<CONF
 [execution]
 work-dir = "runs"
@@ -86,14 +90,14 @@ max-concurrent-runs = 16
 executors = ["noop"]
 ${pull_page:+pull-page = $pull_page}
 CONF
-  bin/ql3-worker run --profile node --config "$dir/agent.toml" > "$dir/agent.log" 2>&1 &
+  bin/ql3-worker run --profile node --config "$dir/agent.toml" > "$agent_log" 2>&1 &
   agent_pid=$!
-  for _ in $(seq 1 1200); do grep -q 'to=ACTIVE' "$dir/agent.log" && break; sleep 0.05; done
-  grep -q 'to=ACTIVE' "$dir/agent.log" || { cat "$dir/agent.log" >&2; die "the agent did not register"; }
+  for _ in $(seq 1 1200); do grep -q 'to=ACTIVE' "$agent_log" && break; sleep 0.05; done
+  grep -q 'to=ACTIVE' "$agent_log" || { cat "$agent_log" >&2; die "the agent did not register"; }
   sleep 1
   # One driver submits (admin API) and follows the agent log without forking anything while a
   # batch runs; it reads both processes' CPU at the submit and at the Nth delivery.
-  python3 - "$admin" "$dir/agent.log" "$warmup" "$runs" "$agent_pid" "$cp_pid" "$mode" \
+  python3 - "$admin" "$agent_log" "$warmup" "$runs" "$agent_pid" "$cp_pid" "$mode" \
       >> "$results" <<'PY'
 import http.client, json, os, sys, time
 admin, log, warmup, runs, apid, cpid, mode = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
@@ -161,9 +165,9 @@ print(f'{mode} {runs / (t1 - t0):.0f} {(a1 - a0) * 1e6 / runs:.0f} {(c1 - c0) * 
       f' {(a1 - a0 - jit[apid]) * 1e6 / runs:.0f} {(c1 - c0 - jit[cpid]) * 1e6 / runs:.0f}')
 PY
   kill -TERM "$agent_pid"; wait "$agent_pid" || true; agent_pid=
-  fr=$(sed -n 's/.*event=journal.released.* forces=\([0-9]*\).*/\1/p' "$dir/agent.log" | head -1)
+  fr=$(sed -n 's/.*event=journal.released.* forces=\([0-9]*\).*/\1/p' "$agent_log" | head -1)
   echo "$fr" | awk -v n="$((runs + warmup))" '{printf "forces_per_run_whole_life %.3f\n", $1/n}' >> "$results"
-  echo "gaps_over_100ms_s $(python3 bench/scripts/log-gaps.py "$dir/agent.log" --last "$runs" --over 100 --sum-only)" \
+  echo "gaps_over_100ms_s $(python3 bench/scripts/log-gaps.py "$agent_log" --last "$runs" --over 100 --sum-only)" \
     >> "$results"
   tail -3 "$results" | sed "s/^/round $round: /"
 }
