@@ -24,9 +24,11 @@ import java.util.Set;
 public final class Cgroup {
 
   private final Path dir;
+  private final String files; // dir + "/": the interface files' paths without a Path per read
 
   public Cgroup(Path dir) {
     this.dir = dir;
+    this.files = dir + "/";
   }
 
   public Path dir() {
@@ -157,16 +159,15 @@ public final class Cgroup {
     }
   }
 
-  /** Reads one interface file. */
+  /** Reads one interface file ({@link KernelFile}). */
   public String read(String file) throws IOException {
-    return Files.readString(dir.resolve(file), StandardCharsets.US_ASCII);
+    return new String(KernelFile.read(files + file), StandardCharsets.US_ASCII);
   }
 
   /** A single-number file such as {@code memory.peak}; empty when absent or "max". */
   public OptionalLong single(String file) {
     try {
-      String t = read(file).trim();
-      return t.matches("[0-9]{1,19}") ? OptionalLong.of(Long.parseLong(t)) : OptionalLong.empty();
+      return decimal(read(file).trim());
     } catch (IOException e) {
       return OptionalLong.empty();
     }

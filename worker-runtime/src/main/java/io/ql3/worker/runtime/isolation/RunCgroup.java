@@ -41,9 +41,16 @@ public final class RunCgroup {
     }
   }
 
-  /** SIGKILL to every process of the run, including any forked while this runs. */
+  /**
+   * SIGKILL to every process of the run, including any forked while this runs. An empty cgroup is
+   * left alone (one read instead of a write, at the end of every run): nothing of the run is alive
+   * to fork into it, and no other process may enter it.
+   */
   public void kill() {
     try {
+      if (!cgroup.populated()) {
+        return;
+      }
       if (cgroup.canKill()) {
         cgroup.kill();
         return;

@@ -47,7 +47,7 @@ final class RunLeftovers {
   /** How old a directory's modification time must be for a listing of it to be remembered. */
   static final long SETTLED_MS = 2_000;
 
-  private final Path proc;
+  private final String[] ipcTables;
   private final List<Path> sharedDirs;
   private final LongSupplier wallMillis;
   // guarded by this
@@ -60,7 +60,12 @@ final class RunLeftovers {
   private record Listing(Object key, FileTime modified, Set<Long> owners) {}
 
   RunLeftovers(Path proc, List<Path> sharedDirs, LongSupplier wallMillis) {
-    this.proc = proc;
+    this.ipcTables =
+        new String[] {
+          proc.resolve("sysvipc/shm").toString(),
+          proc.resolve("sysvipc/msg").toString(),
+          proc.resolve("sysvipc/sem").toString()
+        };
     this.sharedDirs = List.copyOf(sharedDirs);
     this.wallMillis = wallMillis;
   }
@@ -95,9 +100,9 @@ final class RunLeftovers {
         listings.remove(dir);
       }
     }
-    ipc(proc.resolve("sysvipc/shm"), "ipc-shm:", uid, found);
-    ipc(proc.resolve("sysvipc/msg"), "ipc-msg:", uid, found);
-    ipc(proc.resolve("sysvipc/sem"), "ipc-sem:", uid, found);
+    ipc(ipcTables[0], "ipc-shm:", uid, found);
+    ipc(ipcTables[1], "ipc-msg:", uid, found);
+    ipc(ipcTables[2], "ipc-sem:", uid, found);
     return found;
   }
 
@@ -130,10 +135,10 @@ final class RunLeftovers {
    * One {@code /proc/sysvipc} table: a header naming the columns (the id is the second), one object
    * per line.
    */
-  private static void ipc(Path table, String prefix, long uid, List<String> found) {
+  private static void ipc(String table, String prefix, long uid, List<String> found) {
     byte[] bytes;
     try {
-      bytes = Files.readAllBytes(table);
+      bytes = KernelFile.read(table);
     } catch (IOException | RuntimeException absent) {
       return;
     }

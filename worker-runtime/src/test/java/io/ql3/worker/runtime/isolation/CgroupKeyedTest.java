@@ -45,4 +45,19 @@ class CgroupKeyedTest {
     assertThat(cg.keyed("memory.stat", "shmem")).isEqualTo(OptionalLong.of(Long.MAX_VALUE));
     assertThat(cg.keyed("memory.stat", "slab")).isEmpty();
   }
+
+  @Test
+  void aSingleNumberFileIsItsDecimalAndAnythingElseIsAbsent() throws Exception {
+    Cgroup cg = new Cgroup(dir);
+    Files.writeString(dir.resolve("memory.peak"), "4096\n");
+    Files.writeString(dir.resolve("memory.max"), "max\n");
+    Files.writeString(dir.resolve("pids.max"), "9999999999999999999\n");
+    Files.writeString(dir.resolve("memory.min"), "9223372036854775807\n");
+
+    assertThat(cg.single("memory.peak")).isEqualTo(OptionalLong.of(4096));
+    assertThat(cg.single("memory.max")).as("max").isEmpty();
+    assertThat(cg.single("pids.max")).as("19 digits above Long.MAX_VALUE").isEmpty();
+    assertThat(cg.single("memory.min")).isEqualTo(OptionalLong.of(Long.MAX_VALUE));
+    assertThat(cg.single("missing.file")).as("no file").isEmpty();
+  }
 }
