@@ -11,8 +11,7 @@ final class Checks {
     if (value.length() > maxChars) {
       throw new IllegalArgumentException(name + " longer than " + maxChars + " characters");
     }
-    for (int i = 0; i < value.length(); i++) {
-      char c = value.charAt(i);
+    for (char c : value.toCharArray()) { // not charAt (docs/perf/edge.md, "Sixteenth pass")
       if (c < 0x20 || c > 0x7e) {
         throw new IllegalArgumentException(name + " must be printable ASCII");
       }

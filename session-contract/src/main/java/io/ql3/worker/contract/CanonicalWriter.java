@@ -40,10 +40,10 @@ final class CanonicalWriter {
 
   /** Writes ASCII text verbatim (punctuation and member names known to need no escaping). */
   CanonicalWriter ascii(String s) {
-    int n = s.length();
-    ensure(n);
-    for (int i = 0; i < n; i++) {
-      buf[len++] = (byte) s.charAt(i);
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
+    ensure(cs.length);
+    for (char c : cs) {
+      buf[len++] = (byte) c;
     }
     return this;
   }
@@ -79,11 +79,12 @@ final class CanonicalWriter {
 
   /** Writes a quoted, minimally escaped string; lone surrogates are a programming error. */
   CanonicalWriter string(String s) {
-    int n = s.length();
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
+    int n = cs.length;
     ensure(n + 2);
     buf[len++] = '"';
     for (int i = 0; i < n; i++) {
-      char c = s.charAt(i);
+      char c = cs[i];
       if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
         ensure(1);
         buf[len++] = (byte) c;
@@ -94,10 +95,8 @@ final class CanonicalWriter {
         buf[len++] = (byte) (0xC0 | (c >> 6));
         buf[len++] = (byte) (0x80 | (c & 0x3F));
       } else if (Character.isSurrogate(c)) {
-        if (Character.isHighSurrogate(c)
-            && i + 1 < n
-            && Character.isLowSurrogate(s.charAt(i + 1))) {
-          int cp = Character.toCodePoint(c, s.charAt(++i));
+        if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
+          int cp = Character.toCodePoint(c, cs[++i]);
           ensure(4);
           buf[len++] = (byte) (0xF0 | (cp >> 18));
           buf[len++] = (byte) (0x80 | ((cp >> 12) & 0x3F));
@@ -155,16 +154,17 @@ final class CanonicalWriter {
 
   /** Canonical escaped length in bytes of {@code s} as a JSON string, quotes excluded. */
   static int escapedLength(String s) {
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
     int n = 0;
-    for (int i = 0, len = s.length(); i < len; i++) {
-      char c = s.charAt(i);
+    for (int i = 0, len = cs.length; i < len; i++) {
+      char c = cs[i];
       if (c < 0x80) {
         n += escapedAsciiLength(c);
       } else if (c < 0x800) {
         n += 2;
       } else if (Character.isHighSurrogate(c)
           && i + 1 < len
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
+          && Character.isLowSurrogate(cs[i + 1])) {
         n += 4;
         i++;
       } else {

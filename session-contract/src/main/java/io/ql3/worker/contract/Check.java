@@ -45,12 +45,11 @@ final class Check {
 
   /** Refuses lone surrogates (strings are sequences of Unicode scalar values). */
   static String scalar(String s, String ptr) {
-    for (int i = 0, n = s.length(); i < n; i++) {
-      char c = s.charAt(i);
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
+    for (int i = 0, n = cs.length; i < n; i++) {
+      char c = cs[i];
       if (Character.isSurrogate(c)) {
-        if (Character.isHighSurrogate(c)
-            && i + 1 < n
-            && Character.isLowSurrogate(s.charAt(i + 1))) {
+        if (Character.isHighSurrogate(c) && i + 1 < n && Character.isLowSurrogate(cs[i + 1])) {
           i++;
         } else {
           throw new InvalidWireValueException(
@@ -90,8 +89,9 @@ final class Check {
     if (s.length() < min || s.length() > max) {
       throw Check.outOfRange(ptr, "length " + s.length() + " outside " + min + ".." + max);
     }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
+    for (int i = 0; i < cs.length; i++) {
+      char c = cs[i];
       if (c < 0x20 || c > 0x7E) {
         throw Check.outOfRange(ptr, "not printable ASCII at index " + i);
       }
@@ -104,8 +104,7 @@ final class Check {
     if (s.isEmpty() || s.length() > max) {
       throw Check.outOfRange(ptr, "length " + s.length() + " outside 1.." + max);
     }
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
+    for (char c : s.toCharArray()) { // not charAt (docs/perf/edge.md, "Sixteenth pass")
       if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) {
         throw Check.outOfRange(ptr, "not a lowercase token: " + Check.quote(s));
       }

@@ -7,15 +7,30 @@ import java.security.NoSuchAlgorithmException;
 public final class Digests {
   private static final char[] HEX = "0123456789abcdef".toCharArray();
 
+  /**
+   * Never updated, only cloned: a provider lookup per digest ({@code MessageDigest.getInstance})
+   * was half of a digest's cost under the edge agent's interpreter (docs/perf/edge.md, "Sixteenth
+   * pass"). Cloning an object nobody writes is safe from any thread.
+   */
+  private static final MessageDigest SHA_256 = sha256Instance();
+
   private Digests() {}
+
+  private static MessageDigest sha256Instance() {
+    try {
+      return MessageDigest.getInstance("SHA-256");
+    } catch (NoSuchAlgorithmException e) {
+      throw new IllegalStateException("SHA-256 is mandatory in every JDK", e);
+    }
+  }
 
   /** {@code "sha256:"} + 64 lowercase hex characters of SHA-256 over {@code bytes}. */
   public static String sha256(byte[] bytes) {
     MessageDigest md;
     try {
-      md = MessageDigest.getInstance("SHA-256");
-    } catch (NoSuchAlgorithmException e) {
-      throw new IllegalStateException("SHA-256 is mandatory in every JDK", e);
+      md = (MessageDigest) SHA_256.clone();
+    } catch (CloneNotSupportedException e) {
+      md = sha256Instance(); // a provider whose digest cannot be cloned
     }
     byte[] d = md.digest(bytes);
     char[] out = new char[7 + 64];
@@ -32,8 +47,9 @@ public final class Digests {
     if (s.length() != 71 || !s.startsWith("sha256:")) {
       return false;
     }
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
     for (int i = 7; i < 71; i++) {
-      char c = s.charAt(i);
+      char c = cs[i];
       if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
         return false;
       }

@@ -1,5 +1,7 @@
 package io.ql3.worker.contract;
 
+import java.nio.charset.StandardCharsets;
+
 /**
  * The contract's member names and common values, so the reader returns shared String instances
  * instead of allocating one per member on hot paths (heartbeat every cadence period).
@@ -93,6 +95,9 @@ final class KnownNames {
   };
   private static final int SIZE = 256; // power of two, > 2 * WORDS.length
   private static final String[] TABLE = new String[SIZE];
+  // TABLE's words as ASCII bytes: compared with the input byte by byte, without String.charAt's
+  // calls per character (the edge agent's interpreter pays each call).
+  private static final byte[][] TABLE_BYTES = new byte[SIZE][];
 
   static {
     for (String w : WORDS) {
@@ -104,6 +109,7 @@ final class KnownNames {
         h = (h + 1) & (SIZE - 1);
       }
       TABLE[h] = w;
+      TABLE_BYTES[h] = w.getBytes(StandardCharsets.US_ASCII);
     }
   }
 
@@ -129,16 +135,16 @@ final class KnownNames {
       if (w == null) {
         return null;
       }
-      if (w.length() == len && matches(w, b, start)) {
+      if (w.length() == len && matches(TABLE_BYTES[h], b, start)) {
         return w;
       }
       h = (h + 1) & (SIZE - 1);
     }
   }
 
-  private static boolean matches(String w, byte[] b, int start) {
-    for (int i = 0; i < w.length(); i++) {
-      if (w.charAt(i) != b[start + i]) {
+  private static boolean matches(byte[] w, byte[] b, int start) {
+    for (int i = 0; i < w.length; i++) {
+      if (w[i] != b[start + i]) {
         return false;
       }
     }

@@ -66,16 +66,17 @@ public final class Utf8 {
 
   /** Number of UTF-8 bytes of {@code s} (which holds scalar values). */
   static int encodedLength(String s) {
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
     int n = 0;
-    for (int i = 0, len = s.length(); i < len; i++) {
-      char c = s.charAt(i);
+    for (int i = 0, len = cs.length; i < len; i++) {
+      char c = cs[i];
       if (c < 0x80) {
         n += 1;
       } else if (c < 0x800) {
         n += 2;
       } else if (Character.isHighSurrogate(c)
           && i + 1 < len
-          && Character.isLowSurrogate(s.charAt(i + 1))) {
+          && Character.isLowSurrogate(cs[i + 1])) {
         n += 4;
         i++;
       } else {
