@@ -32,7 +32,7 @@
 #   4 min on a quiet 2-core machine without JMH. The warm-up is what "sustained" needs: C2 is still
 #   compiling after 5,000 runs (its threads then cost 400-550 us per run, more than the agent's own
 #   code) and done after ~30,000 (docs/perf/node.md, "Warm-up").
-# KEEP=1 keeps the work directories (logs); THREADS=1 also prints CPU per run by thread name. QL3_JAVA_OPTS is passed to the agents (e.g. a JFR
+# KEEP=1 keeps the work directories (the agents' logs are in the tmpfs one); THREADS=1 also prints CPU per run by thread name. QL3_JAVA_OPTS is passed to the agents (e.g. a JFR
 # recording), QL3_CP_JAVA_OPTS to the control plane.
 # Needs a build: mvn -B -q -DskipTests package (agent, control plane and bench jars), python3, curl.
 set -eu
@@ -169,6 +169,7 @@ PY
   echo "$fr" | awk -v n="$((runs + warmup))" '{printf "forces_per_run_whole_life %.3f\n", $1/n}' >> "$results"
   echo "gaps_over_100ms_s $(python3 bench/scripts/log-gaps.py "$agent_log" --last "$runs" --over 100 --sum-only)" \
     >> "$results"
+  [ -n "${KEEP:-}" ] || rm -f "$agent_log" # tmpfs is memory
   tail -3 "$results" | sed "s/^/round $round: /"
 }
 

@@ -23,9 +23,12 @@ final class Patterns {
 
   /** {@code ^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$} */
   static boolean workerId(String s) {
+    int n = s.length();
+    if (n < 1 || n > 63) {
+      return false;
+    }
     char[] cs = s.toCharArray();
-    int n = cs.length;
-    if (n < 1 || n > 63 || !lowerAlnum(cs[0]) || !lowerAlnum(cs[n - 1])) {
+    if (!lowerAlnum(cs[0]) || !lowerAlnum(cs[n - 1])) {
       return false;
     }
     for (int i = 1; i < n - 1; i++) {
@@ -66,9 +69,12 @@ final class Patterns {
 
   /** {@code ^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$} */
   static boolean runId(String s) {
+    int n = s.length();
+    if (n < 1 || n > 128) {
+      return false;
+    }
     char[] cs = s.toCharArray();
-    int n = cs.length;
-    if (n < 1 || n > 128 || !alnum(cs[0])) {
+    if (!alnum(cs[0])) {
       return false;
     }
     for (int i = 1; i < n; i++) {
@@ -82,9 +88,12 @@ final class Patterns {
 
   /** {@code ^[a-z][a-z0-9-]{0,31}$} */
   static boolean executorName(String s) {
+    int n = s.length();
+    if (n < 1 || n > 32) {
+      return false;
+    }
     char[] cs = s.toCharArray();
-    int n = cs.length;
-    if (n < 1 || n > 32 || !(cs[0] >= 'a' && cs[0] <= 'z')) {
+    if (!(cs[0] >= 'a' && cs[0] <= 'z')) {
       return false;
     }
     for (int i = 1; i < n; i++) {
@@ -98,9 +107,12 @@ final class Patterns {
 
   /** {@code ^[a-z0-9][a-z0-9._/-]{0,62}$} */
   static boolean labelKey(String s) {
+    int n = s.length();
+    if (n < 1 || n > 63) {
+      return false;
+    }
     char[] cs = s.toCharArray();
-    int n = cs.length;
-    if (n < 1 || n > 63 || !lowerAlnum(cs[0])) {
+    if (!lowerAlnum(cs[0])) {
       return false;
     }
     for (int i = 1; i < n; i++) {
@@ -114,9 +126,12 @@ final class Patterns {
 
   /** {@code ^[a-z][a-z0-9_]{0,63}$} (failure codes, the fail executor's code). */
   static boolean failureCode(String s) {
+    int n = s.length();
+    if (n < 1 || n > 64) {
+      return false;
+    }
     char[] cs = s.toCharArray();
-    int n = cs.length;
-    if (n < 1 || n > 64 || !(cs[0] >= 'a' && cs[0] <= 'z')) {
+    if (!(cs[0] >= 'a' && cs[0] <= 'z')) {
       return false;
     }
     for (int i = 1; i < n; i++) {
@@ -130,11 +145,11 @@ final class Patterns {
 
   /** {@code ^[A-Za-z_][A-Za-z0-9_]{0,127}$} (process env names). */
   static boolean envName(String s) {
-    char[] cs = s.toCharArray();
-    int n = cs.length;
+    int n = s.length();
     if (n < 1 || n > 128) {
       return false;
     }
+    char[] cs = s.toCharArray();
     char c0 = cs[0];
     if (!((c0 >= 'a' && c0 <= 'z') || (c0 >= 'A' && c0 <= 'Z') || c0 == '_')) {
       return false;

@@ -1,10 +1,10 @@
 package io.ql3.worker.runtime.exec;
 
+import io.ql3.worker.contract.Offer;
 import io.ql3.worker.contract.RunId;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Everything an executor learns about one run attempt besides its spec. Built by the runtime.
@@ -34,7 +34,6 @@ public record ExecutionContext(
     ExecutionClock clock) {
 
   private static final long MAX_ATTEMPT = (1L << 53) - 1;
-  private static final Pattern IDEMPOTENCY_KEY = Pattern.compile("^[\\x20-\\x7E]{1,128}$");
 
   public ExecutionContext {
     Objects.requireNonNull(runId, "runId");
@@ -47,7 +46,7 @@ public record ExecutionContext(
     if (attempt < 1 || attempt > MAX_ATTEMPT) {
       throw new IllegalArgumentException("attempt must be in 1..2^53-1: " + attempt);
     }
-    if (!IDEMPOTENCY_KEY.matcher(idempotencyKey).matches()) {
+    if (!isIdempotencyKey(idempotencyKey)) {
       throw new IllegalArgumentException(
           "idempotencyKey must be 1..128 printable ASCII characters");
     }
@@ -57,5 +56,22 @@ public record ExecutionContext(
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive: " + timeout);
     }
+  }
+
+  /**
+   * The contract's rule for an idempotency key: 1..{@link Offer#MAX_IDEMPOTENCY_KEY} characters
+   * U+0020..U+007E. A loop, not a regular expression: every run's context is checked, and the edge
+   * agent interprets the regex engine (docs/perf/edge.md, "Sixteenth pass").
+   */
+  private static boolean isIdempotencyKey(String s) {
+    if (s.isEmpty() || s.length() > Offer.MAX_IDEMPOTENCY_KEY) {
+      return false;
+    }
+    for (char c : s.toCharArray()) {
+      if (c < 0x20 || c > 0x7E) {
+        return false;
+      }
+    }
+    return true;
   }
 }

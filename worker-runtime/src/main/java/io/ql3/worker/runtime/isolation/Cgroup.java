@@ -159,7 +159,7 @@ public final class Cgroup {
     }
   }
 
-  /** Reads one interface file ({@link KernelFile}). */
+  /** Reads one interface file ({@link KernelFile}); a byte outside ASCII becomes U+FFFD. */
   public String read(String file) throws IOException {
     return new String(KernelFile.read(files + file), StandardCharsets.US_ASCII);
   }

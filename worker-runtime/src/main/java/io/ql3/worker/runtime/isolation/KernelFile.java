@@ -8,11 +8,12 @@ import java.util.Arrays;
  * Reads a small file whole: a cgroup interface file or a {@code /proc/sysvipc} table, several of
  * which are read at the end of every run. One {@link FileInputStream} and a read loop into one
  * growing array, the bytes as the kernel gave them: under the edge agent's interpreter {@code
- * Files.readAllBytes} (a {@code FileChannel}, its size, a temporary direct buffer and a copy) cost
- * 130–280 µs a file and this 40–65 µs (docs/perf/edge.md, "Sixteenth pass"). Follows a link, as
- * {@code Files.readAllBytes} does; a missing file is an {@link IOException} ({@code
- * FileNotFoundException}). Limit: the whole file is held in memory, so it is for files of a few KiB
- * (a {@code /proc/sysvipc} table grows with the host's objects, one line each).
+ * Files.readString} (a {@code FileChannel}, its size, a temporary direct buffer and a copy) cost
+ * 67–71 µs a file and this 24–25 µs (docs/perf/edge.md, "Sixteenth pass"). Follows a link, as
+ * {@code Files.readAllBytes} does; a missing file or a directory is an {@link IOException}. Unlike
+ * a {@code FileChannel}, a read is not abandoned when the thread's interrupt flag is set. Limit:
+ * the whole file is held in memory, so it is for files of a few KiB (a {@code /proc/sysvipc} table
+ * grows with the host's objects, one line each).
  */
 final class KernelFile {
   private static final int FIRST_READ = 1024;
@@ -31,7 +32,7 @@ final class KernelFile {
           buf = Arrays.copyOf(buf, n * 2);
         }
       }
-      return n == buf.length ? buf : Arrays.copyOf(buf, n);
+      return Arrays.copyOf(buf, n);
     }
   }
 }

@@ -3,6 +3,7 @@ package io.ql3.worker.runtime.isolation;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.util.OptionalLong;
 
 /**
  * The cgroup of one run attempt. The run's first process moves itself into it before the run's own
@@ -42,13 +43,17 @@ public final class RunCgroup {
   }
 
   /**
-   * SIGKILL to every process of the run, including any forked while this runs. An empty cgroup is
-   * left alone (one read instead of a write, at the end of every run): nothing of the run is alive
-   * to fork into it, and no other process may enter it.
+   * SIGKILL to every process of the run, including any forked while this runs. A cgroup that {@code
+   * cgroup.events} says is empty is left alone (one read instead of a write, at the end of every
+   * run): nothing of it is alive to fork. A process that enters it after that read is not killed
+   * here, as it would not be by a {@code cgroup.kill} written at that moment; the run's end polls
+   * until the cgroup is empty and kills again ({@code ProcessRun}). When the file cannot be read
+   * the kill is sent anyway.
    */
   public void kill() {
     try {
-      if (!cgroup.populated()) {
+      OptionalLong populated = cgroup.keyed("cgroup.events", "populated");
+      if (populated.isPresent() && populated.getAsLong() == 0) {
         return;
       }
       if (cgroup.canKill()) {

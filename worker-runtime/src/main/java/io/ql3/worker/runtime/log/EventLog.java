@@ -222,19 +222,19 @@ public final class EventLog {
       return;
     }
     b.append('"');
-    escape(b, v);
+    escape(b, cs);
     b.append('"');
   }
 
   private static void json(StringBuilder b, String v) {
     b.append('"');
-    escape(b, v);
+    escape(b, v.toCharArray()); // not charAt (docs/perf/edge.md, "Sixteenth pass")
     b.append('"');
   }
 
   /** JSON string escaping (also used inside logfmt quotes), so a line never breaks. */
-  private static void escape(StringBuilder b, String v) {
-    for (char c : v.toCharArray()) { // not charAt (docs/perf/edge.md, "Sixteenth pass")
+  private static void escape(StringBuilder b, char[] v) {
+    for (char c : v) {
       switch (c) {
         case '"' -> b.append("\\\"");
         case '\\' -> b.append("\\\\");

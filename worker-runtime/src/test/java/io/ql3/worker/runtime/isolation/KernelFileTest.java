@@ -37,12 +37,13 @@ class KernelFileTest {
   }
 
   @Test
-  void followsALinkAndRefusesWhatIsMissing() throws Exception {
+  void followsALinkAndRefusesWhatIsMissingOrADirectory() throws Exception {
     Path target = Files.writeString(dir.resolve("target"), "populated 0\n");
     Path link = Files.createSymbolicLink(dir.resolve("link"), target);
 
     assertThat(KernelFile.read(link.toString())).isEqualTo("populated 0\n".getBytes("US-ASCII"));
     assertThatThrownBy(() -> KernelFile.read(dir.resolve("missing").toString()))
         .isInstanceOf(IOException.class);
+    assertThatThrownBy(() -> KernelFile.read(dir.toString())).isInstanceOf(IOException.class);
   }
 }

@@ -34,4 +34,13 @@ class RunCgroupKillTest {
 
     assertThat(Files.readString(dir.resolve("cgroup.kill"))).isEmpty();
   }
+
+  @Test
+  void aCgroupWhoseEventsCannotBeReadIsKilledAnyway() throws Exception {
+    Files.writeString(dir.resolve("cgroup.kill"), "");
+
+    new RunCgroup(new Cgroup(dir)).kill();
+
+    assertThat(Files.readString(dir.resolve("cgroup.kill"))).isEqualTo("1");
+  }
 }
