@@ -37,7 +37,7 @@ final class H2RequestHeaders {
       lastBearer = bearer;
     }
     Http2Headers h =
-        new DefaultHttp2Headers()
+        new DefaultHttp2Headers(false) // the names are Netty's constants: nothing to validate
             .method(POST)
             .scheme(HTTPS)
             .authority(authority)

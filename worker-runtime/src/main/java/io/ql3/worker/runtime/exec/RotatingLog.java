@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -34,7 +35,9 @@ final class RotatingLog implements AutoCloseable {
   /** Creates (or truncates) the log and its parent directories. */
   static RotatingLog create(Path path, long maxBytes) throws IOException {
     Path parent = path.getParent();
-    if (parent != null) {
+    // Files.createDirectories on a directory that exists throws and catches an exception with its
+    // stack trace inside: once a run under the interpreter, for nothing.
+    if (parent != null && !Files.isDirectory(parent, LinkOption.NOFOLLOW_LINKS)) {
       Files.createDirectories(parent);
     }
     return new RotatingLog(path, maxBytes);
