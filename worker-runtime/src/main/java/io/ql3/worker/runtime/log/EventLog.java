@@ -2,6 +2,7 @@ package io.ql3.worker.runtime.log;
 
 import io.ql3.worker.runtime.config.AgentConfig.LogFormat;
 import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -22,7 +23,10 @@ import java.util.Objects;
  * {@link #REPEAT_WINDOW} is counted, not written: the next one written after the window carries
  * {@code repeated=N}.
  *
- * <p>Thread-safe: a line is formatted first and written with one {@code println}.
+ * <p>Lines are UTF-8 whatever the JVM's default charset (journald and JSON readers expect UTF-8;
+ * under a C locale the JDK 17 default would turn every non-ASCII character into {@code ?}).
+ *
+ * <p>Thread-safe: a line is formatted first and written with one {@code write} of its bytes.
  */
 public final class EventLog {
   /** Severity of an event. */
@@ -144,9 +148,14 @@ public final class EventLog {
       }
     }
     String line = format(level, event, kv);
-    // One write per line: println writes the text and the line separator apart (a stream with
-    // autoflush and a small buffer, like System.out, makes that two write calls per line).
-    out.print((syslogPrefix ? "<" + level.syslogPriority + ">" + line : line) + LINE_END);
+    // One write per line (println writes the text and the line separator apart: two write calls
+    // with System.out's autoflush and small buffer), of the bytes encoded here: PrintStream's own
+    // character encoder is a loop per character under the edge agent's interpreter
+    // (docs/perf/edge.md, "Sixteenth pass").
+    byte[] bytes =
+        ((syslogPrefix ? "<" + level.syslogPriority + ">" + line : line) + LINE_END)
+            .getBytes(StandardCharsets.UTF_8);
+    out.write(bytes, 0, bytes.length);
   }
 
   /**

@@ -45,6 +45,19 @@ class EventLogTest {
   }
 
   @Test
+  void linesAreUtf8WhateverTheStreamsCharset() {
+    PrintStream ascii = new PrintStream(bytes, true, StandardCharsets.US_ASCII);
+    EventLog log = new EventLog(ascii, LogFormat.LOGFMT, new MovableClock());
+
+    log.info("run.finished", "failure", "caf\u00e9 \u2615 \ud83d\ude80");
+
+    assertThat(lines())
+        .singleElement()
+        .asString()
+        .endsWith("failure=\"caf\u00e9 \u2615 \ud83d\ude80\"");
+  }
+
+  @Test
   void underJournaldEachLineStartsWithItsSyslogPriority() {
     EventLog log =
         new EventLog(out, LogFormat.LOGFMT, new MovableClock(), EventLog.Level.DEBUG, true);
