@@ -19,25 +19,30 @@ select_jdk() {
   fi
   export JAVA_HOME
   [ -x "$JAVA_HOME/bin/javac" ] || die "$JAVA_HOME is a JRE without javac; building needs a JDK 17 or newer (set JAVA_HOME)."
-  # The version without starting a JVM (as the packaged launcher reads it): the JDK's `release`
-  # file, which every JDK has; a JDK without one is asked (one more JVM start, ~0.1 s).
-  # Builtins only, as in the packaged launcher: bin/ql3-worker runs this at every start.
+  java_major_of "$JAVA_HOME"
+  [ "$java_major" -ge 17 ] || die "Java $java_major at $JAVA_HOME is too old: ql3-worker needs JDK 17 or newer (set JAVA_HOME)."
+}
+
+# Sets java_major to the Java version of the runtime at $1 (a JDK or a jlink image), without
+# starting a JVM (as the packaged launcher reads it): its `release` file, which every JDK and image
+# has; one without it is asked (one more JVM start, ~0.1 s). Builtins only, as in the packaged
+# launcher: bin/ql3-worker runs this at every start.
+java_major_of() { # HOME
   java_major=
-  if [ -r "$JAVA_HOME/release" ]; then
+  if [ -r "$1/release" ]; then
     while IFS= read -r _line || [ -n "$_line" ]; do
       case "$_line" in JAVA_VERSION=\"*) java_major=${_line#*\"}; java_major=${java_major%%\"*}; break ;; esac
-    done < "$JAVA_HOME/release"
+    done < "$1/release"
   fi
   if [ -z "$java_major" ]; then
-    java_major=$("$JAVA_HOME/bin/java" -XshowSettings:properties -version 2>&1 \
+    java_major=$("$1/bin/java" -XshowSettings:properties -version 2>&1 \
       | sed -n 's/^ *java.specification.version = //p')
   fi
   java_major=${java_major#1.}
   java_major=${java_major%%[!0-9]*}
   case "$java_major" in
-    ''|*[!0-9]*) die "Could not tell the Java version of $JAVA_HOME." ;;
+    ''|*[!0-9]*) die "Could not tell the Java version of $1." ;;
   esac
-  [ "$java_major" -ge 17 ] || die "Java $java_major at $JAVA_HOME is too old: ql3-worker needs JDK 17 or newer (set JAVA_HOME)."
 }
 
 require_maven() {

@@ -17,6 +17,7 @@
 # Usage: bench/scripts/edge-figures.sh [--runs N] [--idle-seconds S] [--heartbeat-ms H]
 #          [--profile edge|node] [--isolation required|none] [--run-user UID] [--java-home DIR]
 #          [--agent-opts FLAGS] [--first-agent-opts FLAGS] [--cold-server] [--first-start] [--label TEXT]
+#          [--runtime DIR]
 #   defaults: 1000 runs, 60 s idle window, heartbeat 60 s (the control plane's default), edge,
 #   required, run uids from 70000. The launcher's class-data archive is created first if missing (QL3_CDS_DIR,
 #   default agent-cli/target/cds), outside the timed start; QL3_CDS=off: none (the flags before
@@ -36,13 +37,16 @@
 # (registered, runs-done, idle) and $2 the agent's pid (its output goes before the report), e.g.
 # FIGURES_HOOK='cp /proc/$2/smaps /tmp/smaps.$1', or 'jcmd "$2" VM.native_memory summary' with
 # --agent-opts -XX:NativeMemoryTracking=summary.
+# --runtime DIR: the agent and the floor run on the bundled runtime at DIR (a jlink image, as the
+# installed launcher uses from runtime/), made first with scripts/jlink-runtime when DIR does not
+# exist (e.g. --runtime agent-cli/target/runtime); the agent through bin/ql3-worker's QL3_RUNTIME.
 # KEEP=1 keeps the work directory (logs). Needs a build (mvn -B -q -DskipTests package) and python3.
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
 . scripts/jvm-flags.sh
 runs=1000; idle=60; hb=60000; profile=edge; isolation=required; run_user=70000
-java_home=${JAVA_HOME:-}; label=; agent_opts=; first_opts=; warm=40; first_start=0
+java_home=${JAVA_HOME:-}; label=; agent_opts=; first_opts=; warm=40; first_start=0; runtime=
 while [ $# -gt 0 ]; do
   case "$1" in
     --runs) runs=$2; shift 2 ;;
@@ -53,6 +57,7 @@ while [ $# -gt 0 ]; do
     --run-user) run_user=$2; shift 2 ;;
     --java-home) java_home=$2; shift 2 ;;
     --label) label=$2; shift 2 ;;
+    --runtime) runtime=$2; shift 2 ;;
     --agent-opts) agent_opts=$2; shift 2 ;;
     --first-agent-opts) first_opts=$2; shift 2 ;;
     --cold-server) warm=0; shift ;;
@@ -67,6 +72,23 @@ if [ "$isolation" = required ] && [ "$(id -u)" != 0 ]; then
   die "isolation required needs root (or pass --isolation none and say so)"
 fi
 lease=$((hb * 3)); [ "$lease" -lt 15000 ] && lease=15000
+run_java=$JAVA_HOME/bin/java
+if [ -n "$runtime" ]; then
+  if [ ! -e "$runtime" ]; then
+    jars=$(mktemp -d)
+    cp agent-cli/target/lib/*.jar agent-cli/target/agent-cli-*.jar "$jars/"
+    scripts/jlink-runtime "$jars" "$runtime" >&2 || { rm -rf "$jars"; die "could not make the runtime $runtime"; }
+    rm -rf "$jars"
+    # Its files as a host reads them after a reboot: written back, then dropped from the page
+    # cache, since a file mapped as it was just written has more of it resident (the launcher
+    # does the same with the archive it creates: scripts/jvm-flags.sh).
+    sync
+    find "$runtime" -type f -exec dd if={} iflag=nocache count=0 status=none \;
+  fi
+  runtime=$(cd "$runtime" && pwd -P)
+  export QL3_RUNTIME="$runtime"
+  run_java=$runtime/bin/java
+fi
 
 work=$(mktemp -d)
 chmod 0711 "$work"  # the run account must reach its work directory
@@ -119,7 +141,7 @@ floor_flags="$(ql3_jvm_flags "$profile") ${QL3_JAVA_OPTS:-}"
 mkdir -p -m 0700 "$work/state"
 export STATE_DIRECTORY="$work/state"
 export FIRST_START="$first_start" FIRST_OPTS="$first_opts"
-export FLOOR_JAVA="$JAVA_HOME/bin/java" FLOOR_FLAGS="$floor_flags" FLOOR_CP="$work/hello" AGENT_OPTS="$agent_opts"
+export FLOOR_JAVA="$run_java" FLOOR_FLAGS="$floor_flags" FLOOR_CP="$work/hello" AGENT_OPTS="$agent_opts"
 python3 - "$work" "$admin" "$runs" "$idle" "$profile" "$hb" "$isolation" "$label" "$ingress" "$warm" <<'PY'
 import datetime, http.client, json, os, re, signal, socket, ssl, subprocess, sys, time
 work, admin, runs, idle, profile, hb, isolation, label = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], int(sys.argv[6]), sys.argv[7], sys.argv[8]
@@ -305,6 +327,7 @@ java = subprocess.run([os.environ["FLOOR_JAVA"], "-version"], capture_output=Tru
 print(f"# edge-figures {label}".rstrip())
 print(f"java: {java}   profile: {profile}   isolation: {isolation}   runs: {runs} x /bin/true   heartbeat: {hb} ms   idle window: {idle} s")
 print(f"agent JVM flags (/proc/PID/cmdline): {jvm_flags}")
+print("runtime: " + (f"bundled, {os.environ['QL3_RUNTIME']} (scripts/jlink-runtime)" if os.environ.get("QL3_RUNTIME") else os.environ["FLOOR_JAVA"]))
 print("timed start: " + ("the first (--first-start: no credential check record)" if os.environ["FIRST_START"] == "1"
       else "a restart (after an untimed first start: the credential check record and a journal exist)"))
 if "SharedArchiveFile" in jvm_flags: print(f"class-data archive: {os.environ['CDS_NOTE']} (before the timed start)")
