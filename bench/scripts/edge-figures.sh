@@ -74,10 +74,14 @@ fi
 lease=$((hb * 3)); [ "$lease" -lt 15000 ] && lease=15000
 run_java=$JAVA_HOME/bin/java
 if [ -n "$runtime" ]; then
+  runtime=${runtime%/}
   if [ ! -e "$runtime" ]; then
     jars=$(mktemp -d)
-    cp agent-cli/target/lib/*.jar agent-cli/target/agent-cli-*.jar "$jars/"
-    scripts/jlink-runtime "$jars" "$runtime" >&2 || { rm -rf "$jars"; die "could not make the runtime $runtime"; }
+    if ! cp agent-cli/target/lib/*.jar agent-cli/target/agent-cli-*.jar "$jars/" \
+       || ! scripts/jlink-runtime "$jars" "$runtime" >&2; then
+      rm -rf "$jars"
+      die "could not make the runtime $runtime"
+    fi
     rm -rf "$jars"
     # Its files as a host reads them after a reboot: written back, then dropped from the page
     # cache, since a file mapped as it was just written has more of it resident (the launcher
@@ -85,6 +89,7 @@ if [ -n "$runtime" ]; then
     sync
     find "$runtime" -type f -exec dd if={} iflag=nocache count=0 status=none \;
   fi
+  [ -x "$runtime/bin/java" ] || die "$runtime is not a runtime (no bin/java): remove it and it is made again"
   runtime=$(cd "$runtime" && pwd -P)
   export QL3_RUNTIME="$runtime"
   run_java=$runtime/bin/java

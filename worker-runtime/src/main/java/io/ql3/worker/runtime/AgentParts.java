@@ -118,7 +118,9 @@ final class AgentParts {
         "pid",
         ProcessHandle.current().pid(),
         "java",
-        System.getProperty("java.version"));
+        System.getProperty("java.version"),
+        "java_home",
+        System.getProperty("java.home"));
     WorkerId workerId;
     try {
       workerId = WorkerId.of(config.workerId());

@@ -132,6 +132,12 @@ class AgentLifecycleTest {
             .contains("event=session.state from=ACTIVE to=DRAINING")
             .contains("event=session.state from=DRAINING to=OFFLINE")
             .contains("event=journal.released");
+        // The start line names the runtime the agent runs on (a bundled one wins over JAVA_HOME).
+        assertThat(text.lines().filter(l -> l.contains("event=agent.start")))
+            .singleElement()
+            .asString()
+            .contains(" java_home=")
+            .contains(System.getProperty("java.home"));
       } finally {
         // A failed assertion must not leave the agent running against a closed server.
         agent.requestShutdown();
