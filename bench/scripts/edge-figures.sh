@@ -142,6 +142,7 @@ public class Hello {
 JAVA
 "$JAVA_HOME/bin/javac" --release 17 -d "$work/hello" "$work/hello/Hello.java"
 floor_flags="$(ql3_jvm_flags "$profile") ${QL3_JAVA_OPTS:-}"
+ql3_jvm_env "$profile"  # the floor's environment as the launcher gives the agent's (after the control plane started)
 
 mkdir -p -m 0700 "$work/state"
 export STATE_DIRECTORY="$work/state"
