@@ -98,35 +98,45 @@ ql3_quote() {
 #   buckets keep one string per bucket on average, and the table grows by itself past two. Measured
 #   (docs/perf/edge.md, "Fifteenth pass"): idle and peak RSS -0.3 to -0.7 MiB in six pairs, the
 #   floor -0.3 to -0.6, CPU unchanged.
-# - -XX:StackShadowPages=10 (edge): the interpreter touches this many pages below the stack pointer
-#   at every call, so each Java thread keeps that much of its stack resident (20 by default); 10 is
-#   the smallest value JDK 17 accepts on x86-64. The margin it takes is the one between a
-#   StackOverflowError and native code running out of stack: native code called by a thread within
-#   40 KiB of its stack's end crashes the JVM instead (systemd restarts it); the agent's native
-#   calls are the JDK's NIO, file and process calls, none of them deep. Measured
-#   with MALLOC_ARENA_MAX=2 (below): idle RSS -0.2 to -0.3 MiB (docs/perf/edge.md, "Seventeenth
-#   pass").
+# - -XX:StackShadowPages=10 (edge, x86-64 only): the shadow zone is the stack the JVM keeps free
+#   below a Java frame for native code (the JVM's own, the JDK's libraries); the interpreter
+#   touches its far end at every call, so every Java thread keeps it resident (20 pages by
+#   default). 10 is the smallest JDK 17 accepts on x86-64; on aarch64 its minimum is the default,
+#   and a smaller value stops the JVM from starting, so the flag is given only where the kernel
+#   says x86_64 (/proc/sys/kernel/arch, Linux 6.1+; elsewhere the default). The trade: native code
+#   that needs more than 40 KiB of stack (80 before) when its thread is near the end of its stack
+#   crashes the JVM instead of raising a StackOverflowError (under systemd a restart; a tarball
+#   install without a supervisor stays down). Measured with MALLOC_ARENA_MAX=2 on the bundled
+#   runtime: idle RSS -0.0 to -0.3 MiB (docs/perf/edge.md, "Seventeenth pass").
 # - -XX:+ExitOnOutOfMemoryError (both profiles): a heap exhausted by anything is a process exit
 #   (systemd restarts it), never a zombie that heartbeats but can no longer pull or record.
 # node gets more heap and the full JIT. Anything else gets the node flags (the agent itself
 # refuses an unknown profile with exit 64).
 ql3_jvm_flags() {
   case "$1" in
-    edge) printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:StringTableSize=8192 -XX:StackShadowPages=10 -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.noPreferDirect=true -Dio.netty.jfr.enabled=false" ;;
+    edge)
+      # The machine's architecture: /proc/sys/kernel/arch, or the file QL3_ARCH_FILE names (tests,
+      # and flags meant for another machine: bench/scripts/arm64-notify.sh).
+      _arch=
+      [ ! -r "${QL3_ARCH_FILE:-/proc/sys/kernel/arch}" ] || read -r _arch < "${QL3_ARCH_FILE:-/proc/sys/kernel/arch}" || :
+      _shadow=
+      [ "$_arch" != x86_64 ] || _shadow=" -XX:StackShadowPages=10"
+      printf '%s\n' "-XX:+UseSerialGC -Xms4m -Xmx16m -Xmn1m -XX:MinHeapFreeRatio=10 -XX:MaxHeapFreeRatio=25 -Xss256k -Xint -XX:TieredStopAtLevel=1 -XX:ReservedCodeCacheSize=16m -XX:MaxMetaspaceSize=48m -XX:CICompilerCount=1 -XX:-UsePerfData -XX:StringTableSize=8192$_shadow -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.noPreferDirect=true -Dio.netty.jfr.enabled=false" ;;
     *)    printf '%s\n' "-XX:+UseSerialGC -Xmx128m -Xss512k -XX:ReservedCodeCacheSize=32m -XX:MaxMetaspaceSize=64m -XX:-UsePerfData -XX:+ExitOnOutOfMemoryError -Dio.netty.allocator.type=unpooled -Dio.netty.jfr.enabled=false" ;;
   esac
 }
 
 # Exports the environment the agent's JVM starts with, by profile (both launchers, before exec;
-# runs never see it: their environment is built from nothing, docs/executors.md).
-# - edge: MALLOC_ARENA_MAX=2 unless it is set. glibc gives each thread that allocates an arena of
-#   its own, up to 8 per CPU; the agent's dozen threads kept 15 arenas holding 2.5 MiB at idle, and
-#   two arenas keep the same allocations in less memory (the JVM's own allocations are few and
-#   short, interpreted Java does not contend for them). Measured on the bundled runtime: idle RSS
-#   -0.4 MiB (docs/perf/edge.md, "Seventeenth pass").
+# runs do not inherit it: their environment is built from nothing, docs/executors.md).
+# - edge: MALLOC_ARENA_MAX=2 unless it is set (even empty: an operator's way to leave glibc's
+#   default, from /etc/default/ql3-worker). glibc gives each thread that allocates an arena of its
+#   own, up to 8 per CPU; the agent's dozen threads kept 15 arenas holding 2.5 MiB at idle, and two
+#   arenas keep the same allocations in less memory (the JVM's own allocations are few and short).
+#   Runs do not inherit it unless passEnvironment names it. Measured on the bundled runtime: idle
+#   RSS -0.2 to -0.4 MiB (docs/perf/edge.md, "Seventeenth pass").
 ql3_jvm_env() {
   case "$1" in
-    edge) [ -n "${MALLOC_ARENA_MAX:-}" ] || export MALLOC_ARENA_MAX=2 ;;
+    edge) [ -n "${MALLOC_ARENA_MAX+set}" ] || export MALLOC_ARENA_MAX=2 ;;
   esac
 }
 

@@ -114,8 +114,9 @@ until [ -S "$sock" ]; do
   sleep 0.1
 done
 started=$(date +%s)
+printf 'aarch64\n' > "$tmp/arch"  # the flags of an aarch64 host, not of this one
 # shellcheck disable=SC2046
-qemu-aarch64-static -L "$sysroot" "$jre/bin/java" $(ql3_jvm_flags edge) -cp "$tmp/classes:$lib/*" \
+qemu-aarch64-static -L "$sysroot" "$jre/bin/java" $(QL3_ARCH_FILE=$tmp/arch ql3_jvm_flags edge) -cp "$tmp/classes:$lib/*" \
   NotifyProbe send "$sock" > "$tmp/send.out" 2>&1 || { echo "arm64-notify: FAIL: the arm64 sender:" >&2; cat "$tmp/send.out" >&2; exit 1; }
 took=$(( $(date +%s) - started ))
 wait "$recv" || { echo "arm64-notify: FAIL: no datagram received" >&2; cat "$tmp/recv.out" "$tmp/send.out" >&2; recv=; exit 1; }
