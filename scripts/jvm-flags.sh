@@ -126,14 +126,14 @@ ql3_jvm_flags() {
   esac
 }
 
-# Exports the environment the agent's JVM starts with, by profile (both launchers, before exec;
-# runs do not inherit it: their environment is built from nothing, docs/executors.md).
+# Exports the environment the agent's JVM starts with, by profile (both launchers, before exec; a
+# run inherits none of it unless its passEnvironment names it, docs/executors.md).
 # - edge: MALLOC_ARENA_MAX=2 unless it is set (even empty: an operator's way to leave glibc's
 #   default, from /etc/default/ql3-worker). glibc gives each thread that allocates an arena of its
 #   own, up to 8 per CPU; the agent's dozen threads kept 15 arenas holding 2.5 MiB at idle, and two
 #   arenas keep the same allocations in less memory (the JVM's own allocations are few and short).
-#   Runs do not inherit it unless passEnvironment names it. Measured on the bundled runtime: idle
-#   RSS -0.2 to -0.4 MiB (docs/perf/edge.md, "Seventeenth pass").
+#   Measured on the bundled runtime: idle RSS -0.2 to -0.4 MiB (docs/perf/edge.md, "Seventeenth
+#   pass").
 ql3_jvm_env() {
   case "$1" in
     edge) [ -n "${MALLOC_ARENA_MAX+set}" ] || export MALLOC_ARENA_MAX=2 ;;

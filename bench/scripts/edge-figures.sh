@@ -84,8 +84,8 @@ if [ -n "$runtime" ]; then
     fi
     rm -rf "$jars"
     # Its files as a host reads them after a reboot: written back, then dropped from the page
-    # cache, since a file mapped as it was just written has more of it resident (the launcher
-    # does the same with the archive it creates: scripts/jvm-flags.sh).
+    # cache, since a file mapped as it was just written can have more of it resident
+    # (docs/perf/edge.md, "Seventeenth pass").
     sync
     find "$runtime" -type f -exec dd if={} iflag=nocache count=0 status=none \;
   fi
