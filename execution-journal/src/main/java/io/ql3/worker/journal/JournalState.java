@@ -12,7 +12,6 @@ import io.ql3.worker.journal.JournalRecord.RunStarted;
 import io.ql3.worker.journal.JournalRecord.SessionRegistered;
 import io.ql3.worker.journal.JournalRecord.Superseded;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -48,11 +47,14 @@ final class JournalState {
   /** The output-tail characters of the window's results together. */
   private long tailChars;
 
+  /** Runs not settled, in acceptance order. */
   private final LinkedHashMap<RunKey, Run> live = new LinkedHashMap<>();
-  private final LinkedHashMap<RunKey, Run> window = new LinkedHashMap<>();
 
-  /** The window's facts, in the window's order: snapshots without copying (see SettledWindow). */
-  private final SettledWindow settledFacts;
+  /**
+   * The settled window, oldest first: its facts only (a settled run never changes again), with
+   * snapshots that copy nothing and an index by attempt (see SettledWindow).
+   */
+  private final SettledWindow window;
 
   private final LinkedHashMap<String, PullReservation> pulls = new LinkedHashMap<>();
   private SessionFact session;
@@ -72,7 +74,7 @@ final class JournalState {
     this.workerId = workerId;
     this.windowSize = windowSize;
     this.windowTailChars = windowTailChars;
-    this.settledFacts = new SettledWindow(windowSize);
+    this.window = new SettledWindow(windowSize);
   }
 
   long lastSeq() {
@@ -116,7 +118,7 @@ final class JournalState {
       if (session.status() == SessionStatus.OFFLINE) {
         throw refuse(r, "session is offline");
       }
-      if (live.containsKey(o.runKey()) || window.containsKey(o.runKey())) {
+      if (live.containsKey(o.runKey()) || window.contains(o.runKey())) {
         throw refuse(r, "run attempt " + o.runKey() + " is already known: never run twice");
       }
     } else if (r instanceof DrainBegun d) {
@@ -201,34 +203,19 @@ final class JournalState {
     run.phase = RunPhase.SETTLED;
     run.settlement = settlement;
     live.remove(run.offer.runKey());
-    addToWindow(run);
+    addToWindow(run.fact());
   }
 
-  private void addToWindow(Run run) {
-    Run replaced = window.put(run.offer.runKey(), run);
-    tailChars += tailChars(run);
-    if (replaced == null) {
-      settledFacts.add(run.fact());
-    } else {
-      // Not reachable through apply (an attempt is never settled twice); kept exact anyway: the
-      // map keeps the first position, so the facts are rebuilt in the map's order.
-      tailChars -= tailChars(replaced);
-      List<RunFact> facts = new ArrayList<>(window.size());
-      for (Run r : window.values()) {
-        facts.add(r.fact());
-      }
-      settledFacts.reset(facts);
-    }
+  private void addToWindow(RunFact fact) {
+    RunFact replaced = window.addOrReplace(fact);
+    tailChars += tailChars(fact) - tailChars(replaced);
     while (window.size() > windowSize || (tailChars > windowTailChars && window.size() > 1)) {
-      Iterator<Run> it = window.values().iterator();
-      tailChars -= tailChars(it.next());
-      it.remove();
-      settledFacts.evictOldest();
+      tailChars -= tailChars(window.evictOldest());
     }
   }
 
-  private static int tailChars(Run run) {
-    return run.result == null ? 0 : run.result.outputTail().length();
+  private static int tailChars(RunFact fact) {
+    return fact == null || fact.result() == null ? 0 : fact.result().outputTail().length();
   }
 
   private void requireSession(JournalRecord r, String sessionId, long generation) {
@@ -275,7 +262,7 @@ final class JournalState {
         default -> throw new IllegalStateException("settled run in live set: " + r.offer.runKey());
       }
     }
-    List<RunFact> settled = settledFacts.snapshot(); // settled facts never change: no copy
+    List<RunFact> settled = window.snapshot(); // settled facts never change: no copy
     JournalFacts f =
         new JournalFacts(
             workerId,
@@ -303,11 +290,13 @@ final class JournalState {
     return pulls.values();
   }
 
-  /** Live runs in acceptance order, then the window oldest first. */
-  Iterable<Run> allRuns() {
-    List<Run> all = new ArrayList<>(live.size() + window.size());
-    all.addAll(live.values());
-    all.addAll(window.values());
+  /** The facts of the live runs in acceptance order, then of the window oldest first. */
+  List<RunFact> allFacts() {
+    List<RunFact> all = new ArrayList<>(live.size() + window.size());
+    for (Run r : live.values()) {
+      all.add(r.fact());
+    }
+    all.addAll(window.snapshot());
     return all;
   }
 
@@ -326,15 +315,15 @@ final class JournalState {
   }
 
   void restoreRun(RunFact f) {
-    Run run = new Run(f.offer());
-    run.phase = f.phase();
-    run.childPid = f.childPid();
-    run.childStartMillis = f.childStartMillis();
-    run.result = f.result();
-    run.settlement = f.settlement();
-    if (run.phase == RunPhase.SETTLED) {
-      addToWindow(run);
+    if (f.phase() == RunPhase.SETTLED) {
+      addToWindow(f);
     } else {
+      Run run = new Run(f.offer());
+      run.phase = f.phase();
+      run.childPid = f.childPid();
+      run.childStartMillis = f.childStartMillis();
+      run.result = f.result();
+      run.settlement = f.settlement();
       live.put(run.offer.runKey(), run);
     }
     cached = null;

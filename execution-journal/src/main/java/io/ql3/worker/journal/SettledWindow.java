@@ -1,14 +1,18 @@
 package io.ql3.worker.journal;
 
 import java.util.AbstractList;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.RandomAccess;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The settled window's facts, kept so that a {@link JournalFacts} snapshot costs O(1) instead of a
- * copy of the whole window (1,024 entries by default) after every append, and so that {@link
- * JournalFacts#recentCompletion} is a hash lookup instead of a scan of the window.
+ * The settled window: the facts of the last settled run attempts, oldest first, held here and
+ * nowhere else (a settled fact never changes). Kept so that a {@link JournalFacts} snapshot costs
+ * O(1) instead of a copy of the whole window (1,024 entries by default) after every append, and so
+ * that {@link JournalFacts#recentCompletion} and {@link #contains} are hash lookups instead of a
+ * scan of the window. {@link JournalState} decides what enters and when the oldest leaves.
  *
  * <p>Settled facts are appended to an array at increasing positions and never changed: a snapshot
  * ({@link View}) is the range {@code [from, to)} of the array it was taken from, so it stays valid
@@ -67,8 +71,36 @@ final class SettledWindow {
     return (int) (to - from);
   }
 
+  /** Whether the window holds a fact of this attempt. */
+  boolean contains(RunKey key) {
+    Long p = index.get(key); // a fact in the window is indexed at its latest position
+    return p != null && p >= from;
+  }
+
+  /**
+   * Appends a settled fact at the window's end, or, when the window already holds this attempt,
+   * puts it in that fact's place. Returns the fact it replaced, or null.
+   */
+  RunFact addOrReplace(RunFact fact) {
+    if (!contains(fact.key())) {
+      add(fact);
+      return null;
+    }
+    // Not reachable through JournalState.apply (an attempt is never settled twice); kept exact
+    // anyway: the window is rebuilt with the new fact in the old one's place.
+    List<RunFact> facts = new ArrayList<>(snapshot());
+    RunFact replaced = null;
+    for (int i = 0; i < facts.size(); i++) {
+      if (facts.get(i).key().equals(fact.key())) {
+        replaced = facts.set(i, fact);
+      }
+    }
+    reset(facts);
+    return replaced;
+  }
+
   /** Appends a settled fact at the window's end. */
-  void add(RunFact fact) {
+  private void add(RunFact fact) {
     // Full, or more than `slack` positions below the floor: those facts are no longer in the window
     // or its trail, and only old snapshots (which keep the old array) may still read them.
     if (to - base == array.length || floor - base > slack) {
@@ -83,11 +115,12 @@ final class SettledWindow {
     snapshot = null;
   }
 
-  /** Drops the oldest fact of the window. */
-  void evictOldest() {
+  /** Drops the oldest fact of the window and returns it. */
+  RunFact evictOldest() {
     if (from == to) {
       throw new IllegalStateException("empty settled window");
     }
+    RunFact oldest = array[(int) (from - base)];
     from++;
     while (from - floor > trail) {
       long p = floor;
@@ -97,10 +130,11 @@ final class SettledWindow {
           old.key(), p); // the fact stays in the array: an older snapshot may still read it
     }
     snapshot = null;
+    return oldest;
   }
 
   /** Empties it and appends these facts, oldest first. */
-  void reset(Iterable<RunFact> facts) {
+  private void reset(Iterable<RunFact> facts) {
     index.clear();
     array = new RunFact[capacity()];
     base = to;

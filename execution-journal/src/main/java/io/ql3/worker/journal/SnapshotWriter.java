@@ -29,9 +29,9 @@ final class SnapshotWriter {
       RecordCodec.encodePull(p, payload);
       out = put(out, crc, salt, seq++, RecordCodec.SNAP_PULL, payload);
     }
-    for (JournalState.Run r : state.allRuns()) {
+    for (RunFact f : state.allFacts()) {
       payload.clear();
-      RecordCodec.encodeRun(r.fact(), payload);
+      RecordCodec.encodeRun(f, payload);
       out = put(out, crc, salt, seq++, RecordCodec.SNAP_RUN, payload);
     }
     payload.clear();

@@ -10,14 +10,16 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Random;
+import net.jqwik.api.Example;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /**
  * The incremental facts (the settled window kept as immutable snapshots with an index, see {@link
- * SettledWindow}) equal the facts rebuilt from the state's own maps after every record, and every
- * snapshot taken on the way, however stale, keeps its content and answers {@link
+ * SettledWindow}) equal a plain model of the window (a list the test keeps: a settled fact
+ * appended, the oldest dropped while over the count or the output-tail budget) after every record,
+ * and every snapshot taken on the way, however stale, keeps its content and answers {@link
  * JournalFacts#recentCompletion} exactly like a scan of that content: including attempts evicted
  * (by count or by the output-tail budget) and accepted again (the index then points past an old
  * snapshot's range).
@@ -42,17 +44,25 @@ class SettledWindowProperties {
     for (int k = 0; k < keys; k++) {
       allKeys.add(new RunKey("r" + k, 1 + k % 2));
     }
+    List<RunFact> model = new ArrayList<>();
     for (int step = 0; step < steps; step++) {
       RunKey key = allKeys.get(random.nextInt(keys));
-      JournalRecord next = nextRecord(state, key, random);
+      JournalRecord next = nextRecord(state, model, key, random);
       if (next != null) {
+        JournalState.Run before = state.liveView().get(key);
         state.apply(next, ++seq);
+        if (before != null && !state.liveView().containsKey(key)) {
+          model.add(settledFact(before, next));
+          while (model.size() > windowSize || (model.size() > 1 && tailSum(model) > budget)) {
+            model.remove(0);
+          }
+        }
       }
       JournalFacts facts = state.facts(null);
-      assertThat(facts.settled()).containsExactlyElementsOf(rebuiltSettled(state));
+      assertThat(facts.settled()).containsExactlyElementsOf(model);
       assertThat(facts.settled()).hasSizeLessThanOrEqualTo(windowSize);
       if (facts.settled().size() > 1) {
-        assertThat(facts.settled().stream().mapToLong(SettledWindowProperties::tailChars).sum())
+        assertThat(tailSum(facts.settled()))
             .as("the window's tails against its budget")
             .isLessThanOrEqualTo(budget);
       }
@@ -88,26 +98,36 @@ class SettledWindowProperties {
     }
   }
 
-  /** The settled facts in the window's order, from the state's maps (not from SettledWindow). */
-  private static List<RunFact> rebuiltSettled(JournalState state) {
-    List<RunFact> out = new ArrayList<>();
-    for (JournalState.Run r : state.allRuns()) {
-      if (r.phase == RunPhase.SETTLED) {
-        out.add(r.fact());
-      }
+  /** The fact a live run has once this settling record applied, built by the test. */
+  private static RunFact settledFact(JournalState.Run run, JournalRecord settling) {
+    Settlement settlement =
+        settling instanceof JournalRecord.CompletionAcknowledged a
+            ? (a.disposition() == Disposition.DUPLICATE
+                ? Settlement.DUPLICATE
+                : Settlement.ACKNOWLEDGED)
+            : Settlement.SUPERSEDED;
+    return new RunFact(
+        run.offer, RunPhase.SETTLED, run.childPid, run.childStartMillis, run.result, settlement);
+  }
+
+  private static long tailSum(List<RunFact> facts) {
+    long sum = 0;
+    for (RunFact f : facts) {
+      sum += tailChars(f);
     }
-    return out;
+    return sum;
   }
 
   /** A record allowed now for this attempt (its next phase, or a new acceptance), or null. */
-  private static JournalRecord nextRecord(JournalState state, RunKey key, Random random) {
+  private static JournalRecord nextRecord(
+      JournalState state, List<RunFact> model, RunKey key, Random random) {
     Map<RunKey, JournalState.Run> live = state.liveView();
     JournalState.Run run = live.get(key);
     String id = key.runId();
     long attempt = key.attempt();
     if (run == null) {
-      for (JournalState.Run r : state.allRuns()) {
-        if (r.offer.runKey().equals(key)) {
+      for (RunFact f : model) {
+        if (f.key().equals(key)) {
           return null; // still in the window: never accepted twice
         }
       }
@@ -142,6 +162,39 @@ class SettledWindowProperties {
 
   private static long tailChars(RunFact f) {
     return f.result() == null ? 0 : f.result().outputTail().length();
+  }
+
+  /**
+   * A restored snapshot that settles one attempt twice (never written by the journal, which settles
+   * an attempt once) keeps it once, in its first place, with the later fact and its tail counted.
+   */
+  @Example
+  void aSettledAttemptRestoredTwiceTakesItsFirstPlaceWithTheLaterFact() {
+    JournalState state = new JournalState(WORKER, 3, 10);
+    RunFact a = settled("a", "aaaa");
+    RunFact b = settled("b", "bbbb");
+    RunFact a2 = settled("a", "a");
+    state.restoreRun(a);
+    state.restoreRun(b);
+    state.restoreRun(a2);
+    assertThat(state.facts(null).settled()).containsExactly(a2, b);
+    assertThat(state.runCount()).isEqualTo(2);
+    // The tails are 1 + 4 now: a third fact of 5 characters fits the budget of 10 (with a's 4
+    // still counted it would evict the oldest).
+    RunFact c = settled("c", "ccccc");
+    state.restoreRun(c);
+    assertThat(state.facts(null).settled()).containsExactly(a2, b, c);
+  }
+
+  private static RunFact settled(String id, String tail) {
+    return new RunFact(
+        new JournalRecord.OfferAccepted(
+            id, 1, SESSION, 1, "noop", "sha256:" + "ab".repeat(32), "k-" + id, 1_000),
+        RunPhase.SETTLED,
+        -1,
+        -1,
+        new RunResult(Outcome.SUCCEEDED, null, 0, 0, tail.length(), tail),
+        Settlement.ACKNOWLEDGED);
   }
 
   @Property(tries = 50)
