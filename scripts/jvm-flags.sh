@@ -60,6 +60,26 @@ ql3_home_of() { # PROGRAM
   ql3_home=$(cd -P -- "${_p%/bin/*}" 2>/dev/null && pwd -P) || ql3_home=${_p%/bin/*}
 }
 
+# Sets ql3_major to the Java feature version (17, 21, ...) of the runtime at HOME (a JDK, a JRE or a
+# jlink image), or to nothing when it cannot be told. Without starting a JVM: the `JAVA_VERSION` of
+# its `release` file, which every one of them has; one without it is asked with JAVA (default
+# HOME/bin/java: one more JVM start, ~0.1 s). Builtins otherwise, as both launchers run this at every
+# start.
+ql3_java_major() { # HOME [JAVA]
+  ql3_major=
+  if [ -r "$1/release" ]; then
+    while IFS= read -r _line || [ -n "$_line" ]; do
+      case "$_line" in JAVA_VERSION=\"*) ql3_major=${_line#*\"}; ql3_major=${ql3_major%%\"*}; break ;; esac
+    done < "$1/release"
+  fi
+  if [ -z "$ql3_major" ]; then
+    ql3_major=$("${2:-$1/bin/java}" -XshowSettings:properties -version 2>&1 \
+      | sed -n 's/^ *java.specification.version = //p')
+  fi
+  ql3_major=${ql3_major#1.}
+  ql3_major=${ql3_major%%[!0-9]*}
+}
+
 # Sets ql3_quoted to $1 in single quotes, for eval. Builtins only, as everything the launchers run
 # before the JVM: a command substitution with a pipe and sed was ~12 ms each on the build machine,
 # and the launcher runs at every start (docs/perf/edge.md, "Fourteenth pass").

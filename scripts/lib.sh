@@ -3,6 +3,10 @@
 
 die() { printf '%s\n' "$*" >&2; exit 1; }
 
+# The launchers' shared rules (the runtime's version among them), from the checkout this file is in:
+# its callers run from the checkout's root, or set ql3_root to it.
+. "${ql3_root:-.}/scripts/jvm-flags.sh"
+
 # Sets JAVA_HOME (if unset, from the `java` on the PATH) and checks it is JDK 17 or newer.
 select_jdk() {
   if [ -n "${JAVA_HOME:-}" ]; then
@@ -23,26 +27,12 @@ select_jdk() {
   [ "$java_major" -ge 17 ] || die "Java $java_major at $JAVA_HOME is too old: ql3-worker needs JDK 17 or newer (set JAVA_HOME)."
 }
 
-# Sets java_major to the Java version of the runtime at $1 (a JDK or a jlink image), without
-# starting a JVM (as the packaged launcher reads it): its `release` file, which every JDK and image
-# has; one without it is asked (one more JVM start, ~0.1 s). Builtins only, as in the packaged
-# launcher: bin/ql3-worker runs this at every start.
+# Sets java_major to the Java version of the runtime at $1 (a JDK or a jlink image), read as the
+# launchers read it (ql3_java_major, scripts/jvm-flags.sh), or dies.
 java_major_of() { # HOME
-  java_major=
-  if [ -r "$1/release" ]; then
-    while IFS= read -r _line || [ -n "$_line" ]; do
-      case "$_line" in JAVA_VERSION=\"*) java_major=${_line#*\"}; java_major=${java_major%%\"*}; break ;; esac
-    done < "$1/release"
-  fi
-  if [ -z "$java_major" ]; then
-    java_major=$("$1/bin/java" -XshowSettings:properties -version 2>&1 \
-      | sed -n 's/^ *java.specification.version = //p')
-  fi
-  java_major=${java_major#1.}
-  java_major=${java_major%%[!0-9]*}
-  case "$java_major" in
-    ''|*[!0-9]*) die "Could not tell the Java version of $1." ;;
-  esac
+  ql3_java_major "$1"
+  java_major=$ql3_major
+  [ -n "$java_major" ] || die "Could not tell the Java version of $1."
 }
 
 require_maven() {

@@ -89,14 +89,22 @@ final class Check {
     if (s.length() < min || s.length() > max) {
       throw Check.outOfRange(ptr, "length " + s.length() + " outside " + min + ".." + max);
     }
-    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
-    for (int i = 0; i < cs.length; i++) {
-      char c = cs[i];
-      if (c < 0x20 || c > 0x7E) {
-        throw Check.outOfRange(ptr, "not printable ASCII at index " + i);
-      }
+    int i = firstNotPrintableAscii(s);
+    if (i >= 0) {
+      throw Check.outOfRange(ptr, "not printable ASCII at index " + i);
     }
     return s;
+  }
+
+  /** The index of the first character of {@code s} outside U+0020..U+007E, or -1. */
+  static int firstNotPrintableAscii(String s) {
+    char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
+    for (int i = 0; i < cs.length; i++) {
+      if (cs[i] < 0x20 || cs[i] > 0x7E) {
+        return i;
+      }
+    }
+    return -1;
   }
 
   /** {@code 1..max} characters of [a-z0-9_] (architecture, os). */

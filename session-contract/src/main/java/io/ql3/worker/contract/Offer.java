@@ -45,6 +45,14 @@ public record Offer(
     Check.present(executorSpec, "/executorSpec");
   }
 
+  /**
+   * The contract's rule for an idempotency key, for a check outside this record: 1..{@value
+   * #MAX_IDEMPOTENCY_KEY} characters U+0020..U+007E (printable ASCII).
+   */
+  public static boolean isIdempotencyKey(String s) {
+    return !s.isEmpty() && s.length() <= MAX_IDEMPOTENCY_KEY && Check.firstNotPrintableAscii(s) < 0;
+  }
+
   /** An offer a server builds from a typed spec (digest computed). */
   public static Offer of(
       long attempt, String idempotencyKey, RunId runId, ExecutorSpec spec, long timeoutMs) {

@@ -12,9 +12,33 @@ import net.jqwik.api.Provide;
 /**
  * The published pattern strings ({@link WorkerId#PATTERN}, {@link Capability#LABEL_KEY_PATTERN},
  * {@link Failure#CODE_PATTERN}) say exactly what the hand-written checks accept: other modules
- * quote them in messages and the journal mirrors the failure code by regex.
+ * quote them in messages and the journal mirrors the failure code by regex. {@link
+ * Offer#isIdempotencyKey}, which the runtime checks again, accepts what an offer accepts.
  */
 class PatternConstantsProperties {
+  @Provide
+  Arbitrary<String> keys() {
+    return Arbitraries.strings()
+        .withCharRange(' ', '~')
+        .withChars("\u001f\u007f\u00e9\t")
+        .ofMinLength(0)
+        .ofMaxLength(130)
+        .edgeCases(
+            c -> c.add("").add("k".repeat(128)).add("k".repeat(129)).add("~ ").add("\u007f"));
+  }
+
+  @Property(tries = 2000)
+  void idempotencyKey(@ForAll("keys") String s) {
+    boolean offered;
+    try {
+      Offer.of(1, s, new RunId("r1"), NoopSpec.INSTANCE, 5);
+      offered = true;
+    } catch (InvalidWireValueException e) {
+      offered = false;
+    }
+    assertThat(Offer.isIdempotencyKey(s)).isEqualTo(offered);
+  }
+
   @Provide
   Arbitrary<String> candidates() {
     return Arbitraries.strings()

@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param runId the contract's runId
  * @param attempt the attempt number, 1..2^53-1 as in the contract
- * @param idempotencyKey the offer's idempotency key (1..128 printable ASCII): the same for every
- *     attempt of the same logical work, so the run can deduplicate its own side effects
+ * @param idempotencyKey the offer's idempotency key (as {@link Offer#isIdempotencyKey} says): the
+ *     same for every attempt of the same logical work, so the run can deduplicate its own side
+ *     effects
  * @param workDirectory absolute path of the run attempt's own directory: created by the executor if
  *     missing, the base of a process's {@code cwd}; the runtime cleans it up
  * @param outputLog absolute path of the file an executor keeps the run's output in (rotated copy at
@@ -46,9 +47,11 @@ public record ExecutionContext(
     if (attempt < 1 || attempt > MAX_ATTEMPT) {
       throw new IllegalArgumentException("attempt must be in 1..2^53-1: " + attempt);
     }
-    if (!isIdempotencyKey(idempotencyKey)) {
+    if (!Offer.isIdempotencyKey(idempotencyKey)) {
       throw new IllegalArgumentException(
-          "idempotencyKey must be 1..128 printable ASCII characters");
+          "idempotencyKey must be 1.."
+              + Offer.MAX_IDEMPOTENCY_KEY
+              + " printable ASCII characters (U+0020..U+007E)");
     }
     if (!workDirectory.isAbsolute() || !outputLog.isAbsolute()) {
       throw new IllegalArgumentException("workDirectory and outputLog must be absolute paths");
@@ -56,22 +59,5 @@ public record ExecutionContext(
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("timeout must be positive: " + timeout);
     }
-  }
-
-  /**
-   * The contract's rule for an idempotency key: 1..{@link Offer#MAX_IDEMPOTENCY_KEY} characters
-   * U+0020..U+007E. A loop, not a regular expression: every run's context is checked, and the edge
-   * agent interprets the regex engine (docs/perf/edge.md, "Sixteenth pass").
-   */
-  private static boolean isIdempotencyKey(String s) {
-    if (s.isEmpty() || s.length() > Offer.MAX_IDEMPOTENCY_KEY) {
-      return false;
-    }
-    for (char c : s.toCharArray()) {
-      if (c < 0x20 || c > 0x7E) {
-        return false;
-      }
-    }
-    return true;
   }
 }

@@ -47,7 +47,7 @@ final class RunLeftovers {
   /** How old a directory's modification time must be for a listing of it to be remembered. */
   static final long SETTLED_MS = 2_000;
 
-  private final String[] ipcTables;
+  private final List<IpcTable> ipcTables;
   private final List<Path> sharedDirs;
   private final LongSupplier wallMillis;
   // guarded by this
@@ -59,13 +59,15 @@ final class RunLeftovers {
    */
   private record Listing(Object key, FileTime modified, Set<Long> owners) {}
 
+  /** A {@code /proc/sysvipc} table and the prefix of the removal arguments of its objects. */
+  private record IpcTable(String path, String prefix) {}
+
   RunLeftovers(Path proc, List<Path> sharedDirs, LongSupplier wallMillis) {
     this.ipcTables =
-        new String[] {
-          proc.resolve("sysvipc/shm").toString(),
-          proc.resolve("sysvipc/msg").toString(),
-          proc.resolve("sysvipc/sem").toString()
-        };
+        List.of(
+            new IpcTable(proc.resolve("sysvipc/shm").toString(), "ipc-shm:"),
+            new IpcTable(proc.resolve("sysvipc/msg").toString(), "ipc-msg:"),
+            new IpcTable(proc.resolve("sysvipc/sem").toString(), "ipc-sem:"));
     this.sharedDirs = List.copyOf(sharedDirs);
     this.wallMillis = wallMillis;
   }
@@ -100,9 +102,9 @@ final class RunLeftovers {
         listings.remove(dir);
       }
     }
-    ipc(ipcTables[0], "ipc-shm:", uid, found);
-    ipc(ipcTables[1], "ipc-msg:", uid, found);
-    ipc(ipcTables[2], "ipc-sem:", uid, found);
+    for (IpcTable table : ipcTables) {
+      ipc(table, uid, found);
+    }
     return found;
   }
 
@@ -135,10 +137,10 @@ final class RunLeftovers {
    * One {@code /proc/sysvipc} table: a header naming the columns (the id is the second), one object
    * per line.
    */
-  private static void ipc(String table, String prefix, long uid, List<String> found) {
+  private static void ipc(IpcTable table, long uid, List<String> found) {
     byte[] bytes;
     try {
-      bytes = KernelFile.read(table);
+      bytes = KernelFile.read(table.path());
     } catch (IOException | RuntimeException absent) {
       return;
     }
@@ -157,7 +159,7 @@ final class RunLeftovers {
     for (String line : text.substring(headerEnd + 1).split("\n")) {
       List<String> f = fields(line);
       if (f.size() > Math.max(uidColumn, idColumn) && f.get(uidColumn).equals(wanted)) {
-        found.add(prefix + f.get(idColumn));
+        found.add(table.prefix() + f.get(idColumn));
       }
     }
   }
