@@ -1,7 +1,9 @@
 # shellcheck shell=sh
-# The ONE place that chooses the agent's JVM flags by profile. Sourced by bin/ql3-worker (source
-# checkout) and by the packaged launcher (lib/ql3-worker/libexec/jvm-flags.sh). Tested by
-# scripts/test-launcher. Why these flags: docs/performance.md.
+# The rules both launchers share: the ONE place that chooses the agent's JVM flags (and its
+# environment and class-data archive) by profile, and reads a runtime's Java version. Sourced by the
+# packaged launcher (lib/ql3-worker/libexec/jvm-flags.sh) and, through scripts/lib.sh, by
+# bin/ql3-worker and every script of the source checkout. Tested by scripts/test-launcher. Why these
+# flags: docs/performance.md.
 
 # Prints the value of --profile / --profile=P in the arguments, else the profile key of the --config
 # file, or "node" when there is neither.

@@ -44,7 +44,6 @@
 set -eu
 cd "$(dirname "$0")/../.."
 . scripts/lib.sh
-. scripts/jvm-flags.sh
 runs=1000; idle=60; hb=60000; profile=edge; isolation=required; run_user=70000
 java_home=${JAVA_HOME:-}; label=; agent_opts=; first_opts=; warm=40; first_start=0; runtime=
 while [ $# -gt 0 ]; do

@@ -135,11 +135,11 @@ final class SettledWindow {
 
   /** Empties it and appends these facts, oldest first. */
   private void reset(Iterable<RunFact> facts) {
+    floor = to; // before the index loses its entries, as evictOldest
     index.clear();
     array = new RunFact[capacity()];
     base = to;
     from = to;
-    floor = to;
     snapshot = null;
     for (RunFact f : facts) {
       add(f);

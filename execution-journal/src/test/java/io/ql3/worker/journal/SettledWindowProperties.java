@@ -3,6 +3,7 @@ package io.ql3.worker.journal;
 import static io.ql3.worker.journal.Fixtures.SESSION;
 import static io.ql3.worker.journal.Fixtures.WORKER;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -27,7 +28,7 @@ import net.jqwik.api.constraints.IntRange;
 class SettledWindowProperties {
 
   @Property(tries = 100)
-  void incrementalFactsEqualRebuiltFacts(
+  void incrementalFactsEqualAModelOfTheWindow(
       @ForAll @IntRange(min = 0, max = 12) int windowSize,
       @ForAll @IntRange(min = 1, max = 24) int keys,
       @ForAll @IntRange(min = 1, max = 300) int steps,
@@ -47,12 +48,23 @@ class SettledWindowProperties {
     List<RunFact> model = new ArrayList<>();
     for (int step = 0; step < steps; step++) {
       RunKey key = allKeys.get(random.nextInt(keys));
+      if (inModel(model, key) && random.nextInt(4) == 0) {
+        // Accepted again while its settled fact is in the window: refused, nothing changes.
+        JournalFacts was = state.facts(null);
+        JournalRecord again = offer(key);
+        long refusedSeq = seq + 1;
+        assertThatThrownBy(() -> state.apply(again, refusedSeq))
+            .isInstanceOf(JournalStateException.class)
+            .hasMessageContaining("never run twice");
+        assertThat(state.facts(null)).isSameAs(was);
+      }
       JournalRecord next = nextRecord(state, model, key, random);
       if (next != null) {
         JournalState.Run before = state.liveView().get(key);
+        RunFact settledAs = before == null ? null : settledFact(before, next);
         state.apply(next, ++seq);
-        if (before != null && !state.liveView().containsKey(key)) {
-          model.add(settledFact(before, next));
+        if (settledAs != null) {
+          model.add(settledAs);
           while (model.size() > windowSize || (model.size() > 1 && tailSum(model) > budget)) {
             model.remove(0);
           }
@@ -98,16 +110,49 @@ class SettledWindowProperties {
     }
   }
 
-  /** The fact a live run has once this settling record applied, built by the test. */
-  private static RunFact settledFact(JournalState.Run run, JournalRecord settling) {
-    Settlement settlement =
-        settling instanceof JournalRecord.CompletionAcknowledged a
-            ? (a.disposition() == Disposition.DUPLICATE
-                ? Settlement.DUPLICATE
-                : Settlement.ACKNOWLEDGED)
-            : Settlement.SUPERSEDED;
+  /**
+   * The fact a live run has once this record applied, when the record settles it (built by the test
+   * from the record's kind), else null.
+   */
+  private static RunFact settledFact(JournalState.Run run, JournalRecord record) {
+    Settlement settlement;
+    if (record instanceof JournalRecord.CompletionAcknowledged a) {
+      settlement =
+          switch (a.disposition()) {
+            case ACCEPTED -> Settlement.ACKNOWLEDGED;
+            case DUPLICATE -> Settlement.DUPLICATE;
+            case UNDELIVERABLE -> Settlement.UNDELIVERABLE;
+          };
+    } else if (record instanceof JournalRecord.Superseded) {
+      settlement = Settlement.SUPERSEDED;
+    } else if (record instanceof JournalRecord.OperatorResolved) {
+      settlement = Settlement.OPERATOR_RESOLVED;
+    } else {
+      return null; // RunStarted, ResultRecorded: still live
+    }
     return new RunFact(
         run.offer, RunPhase.SETTLED, run.childPid, run.childStartMillis, run.result, settlement);
+  }
+
+  private static boolean inModel(List<RunFact> model, RunKey key) {
+    for (RunFact f : model) {
+      if (f.key().equals(key)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static JournalRecord.OfferAccepted offer(RunKey key) {
+    return new JournalRecord.OfferAccepted(
+        key.runId(),
+        key.attempt(),
+        SESSION,
+        1,
+        "noop",
+        "sha256:" + "ab".repeat(32),
+        "idem-" + key.runId(),
+        60_000);
   }
 
   private static long tailSum(List<RunFact> facts) {
@@ -126,13 +171,7 @@ class SettledWindowProperties {
     String id = key.runId();
     long attempt = key.attempt();
     if (run == null) {
-      for (RunFact f : model) {
-        if (f.key().equals(key)) {
-          return null; // still in the window: never accepted twice
-        }
-      }
-      return new JournalRecord.OfferAccepted(
-          id, attempt, SESSION, 1, "noop", "sha256:" + "ab".repeat(32), "idem-" + id, 60_000);
+      return inModel(model, key) ? null : offer(key); // in the window: never accepted twice
     }
     return switch (run.phase) {
       case ACCEPTED ->
@@ -141,9 +180,12 @@ class SettledWindowProperties {
               : new JournalRecord.ResultRecorded(id, attempt, result(random));
       case STARTED -> new JournalRecord.ResultRecorded(id, attempt, result(random));
       case RESULT_RECORDED ->
-          switch (random.nextInt(4)) {
+          switch (random.nextInt(6)) {
             case 0 -> new JournalRecord.Superseded(id, attempt);
             case 1 -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.DUPLICATE);
+            case 2 ->
+                new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.UNDELIVERABLE);
+            case 3 -> new JournalRecord.OperatorResolved(id, attempt, "resolved by hand");
             default -> new JournalRecord.CompletionAcknowledged(id, attempt, Disposition.ACCEPTED);
           };
       case SETTLED -> throw new IllegalStateException("settled run in the live set");

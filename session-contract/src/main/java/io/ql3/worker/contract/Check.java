@@ -89,22 +89,14 @@ final class Check {
     if (s.length() < min || s.length() > max) {
       throw Check.outOfRange(ptr, "length " + s.length() + " outside " + min + ".." + max);
     }
-    int i = firstNotPrintableAscii(s);
-    if (i >= 0) {
-      throw Check.outOfRange(ptr, "not printable ASCII at index " + i);
-    }
-    return s;
-  }
-
-  /** The index of the first character of {@code s} outside U+0020..U+007E, or -1. */
-  static int firstNotPrintableAscii(String s) {
     char[] cs = s.toCharArray(); // not charAt (docs/perf/edge.md, "Sixteenth pass")
     for (int i = 0; i < cs.length; i++) {
-      if (cs[i] < 0x20 || cs[i] > 0x7E) {
-        return i;
+      char c = cs[i];
+      if (c < 0x20 || c > 0x7E) {
+        throw Check.outOfRange(ptr, "not printable ASCII at index " + i);
       }
     }
-    return -1;
+    return s;
   }
 
   /** {@code 1..max} characters of [a-z0-9_] (architecture, os). */
