@@ -37,13 +37,15 @@ import io.ql3.worker.transport.credentials.CredentialProvider;
 import java.io.IOException;
 import java.security.SecureRandom;
 import java.time.Duration;
+import java.util.function.BooleanSupplier;
 
 /**
  * The agent's parts, opened in the start-up order and closed in the shutdown order ({@link
  * WorkerAgent} says both): {@link #start()} builds every part and wires them together, ending with
- * the cadence started; {@link #closeQuietly()} stops the cadence, releases the journal, closes the
- * connection, the isolation and the execution clock. A start-up step that cannot be done logs what
- * to fix and returns its {@link ExitCode}.
+ * the cadence built; {@link #runCadence} runs it on the caller's thread until the agent stopped;
+ * {@link #closeQuietly()} stops the cadence, releases the journal, closes the connection, the
+ * isolation and the execution clock. A start-up step that cannot be done logs what to fix and
+ * returns its {@link ExitCode}.
  */
 final class AgentParts {
   private final AgentConfig config;
@@ -328,7 +330,8 @@ final class AgentParts {
         "completions_to_deliver",
         r.completionsToDeliver());
 
-    // 5. The single cadence: it delivers the reconciled completions, then registers.
+    // 5. The single cadence (run by runCadence): it delivers the reconciled completions, then
+    // registers.
     cadence =
         new Cadence(
             "ql3-cadence",
@@ -336,8 +339,15 @@ final class AgentParts {
             env.ticker(),
             step::step,
             (t, e) -> step.onStepFailure(e));
-    cadence.start();
     return ExitCode.OK.code();
+  }
+
+  /**
+   * Runs the cadence on the calling thread (start-up's, which would otherwise only wait for the
+   * stop: one thread fewer) until {@code done} after a step, or until it is closed.
+   */
+  void runCadence(BooleanSupplier done) {
+    cadence.runHere(done);
   }
 
   // ------------------------------------------------------------------ shutdown

@@ -115,11 +115,8 @@ public final class WorkerAgent {
       parts.closeQuietly();
       return code != ExitCode.OK.code() ? code : controls.exitCode.get();
     }
-    try {
-      controls.stopped.await();
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
+    // The cadence runs on this thread, which has nothing else to do until the agent stopped.
+    parts.runCadence(() -> controls.stopped.getCount() == 0);
     parts.closeQuietly();
     log.info("agent.exit", "code", controls.exitCode.get());
     return controls.exitCode.get();

@@ -2,8 +2,10 @@ package io.ql3.worker.runtime.cadence;
 
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 
 /**
  * The one periodic timer of the agent: a single named thread that calls {@link Step#step(long)}
@@ -14,6 +16,10 @@ import java.util.concurrent.locks.ReentrantLock;
  * <p>A wake during a step makes the next step start right after it (wakes coalesce: ten wakes
  * during one step cause one extra step, not ten). A step that throws is reported to the handler and
  * the cadence goes on: one bad tick must not stop heartbeats.
+ *
+ * <p>The thread is either its own ({@link #start()}) or the caller's ({@link #runHere}): a caller
+ * that would otherwise only wait, as the agent's main thread, lends its thread, so the cadence
+ * costs no thread of its own. Either way it carries the cadence's name while it steps.
  */
 public final class Cadence implements AutoCloseable {
   /** What the cadence drives. {@code nowNanos} is the {@link Ticker} time the step started. */
@@ -26,12 +32,13 @@ public final class Cadence implements AutoCloseable {
   private final Ticker ticker;
   private final Step step;
   private final Thread.UncaughtExceptionHandler onError;
-  private final Thread thread;
+  private final String threadName;
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition signal = lock.newCondition();
+  private final CountDownLatch ended = new CountDownLatch(1);
+  private volatile Thread thread; // set once, by start() or runHere()
   private boolean woken;
   private boolean stopped;
-  private boolean started;
 
   public Cadence(
       String threadName,
@@ -46,23 +53,45 @@ public final class Cadence implements AutoCloseable {
     this.ticker = Objects.requireNonNull(ticker);
     this.step = Objects.requireNonNull(step);
     this.onError = Objects.requireNonNull(onError);
-    this.thread = new Thread(this::loop, threadName);
-    // Not a daemon: shutdown ends the cadence explicitly once the session is offline.
-    this.thread.setDaemon(false);
+    this.threadName = Objects.requireNonNull(threadName);
   }
 
-  /** Starts the thread; the first step runs at once. */
+  /** Starts a thread of its own; the first step runs at once. */
   public void start() {
+    Thread t = new Thread(() -> loop(() -> false), threadName);
+    // Not a daemon: shutdown ends the cadence explicitly once the session is offline.
+    t.setDaemon(false);
+    claim(t);
+    t.start();
+  }
+
+  /**
+   * Runs the steps on the calling thread, the first at once, until {@link #close()} (from a step or
+   * any other thread) or until {@code done} says so after a step; renames the thread to the
+   * cadence's name meanwhile.
+   */
+  public void runHere(BooleanSupplier done) {
+    Thread t = Thread.currentThread();
+    claim(t);
+    String name = t.getName();
+    t.setName(threadName);
+    try {
+      loop(done);
+    } finally {
+      t.setName(name);
+    }
+  }
+
+  private void claim(Thread t) {
     lock.lock();
     try {
-      if (started) {
+      if (thread != null) {
         throw new IllegalStateException("cadence already started");
       }
-      started = true;
+      thread = t;
     } finally {
       lock.unlock();
     }
-    thread.start();
   }
 
   /** Asks for a step as soon as possible (coalesced with other wakes). Safe from any thread. */
@@ -81,7 +110,15 @@ public final class Cadence implements AutoCloseable {
     return Thread.currentThread() == thread;
   }
 
-  private void loop() {
+  private void loop(BooleanSupplier done) {
+    try {
+      steps(done);
+    } finally {
+      ended.countDown();
+    }
+  }
+
+  private void steps(BooleanSupplier done) {
     long next = ticker.nanoTime();
     while (true) {
       lock.lock();
@@ -109,14 +146,17 @@ public final class Cadence implements AutoCloseable {
       } catch (Throwable t) {
         onError.uncaughtException(thread, t);
       }
+      if (done.getAsBoolean()) {
+        return;
+      }
       next = now + period.toNanos();
     }
   }
 
   /**
-   * Stops the thread after the step in progress, if any, and waits for it to end, however long that
+   * Stops the steps after the one in progress, if any, and waits for it to end, however long that
    * step takes (a step may be waiting for an fsync: whatever the caller releases next, such as the
-   * journal, must not be released under it).
+   * journal, must not be released under it). From a step itself: the steps end after it.
    */
   @Override
   public void close() {
@@ -127,9 +167,9 @@ public final class Cadence implements AutoCloseable {
     } finally {
       lock.unlock();
     }
-    if (started && !isCadenceThread()) {
+    if (thread != null && !isCadenceThread()) {
       try {
-        thread.join();
+        ended.await();
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }

@@ -1,10 +1,12 @@
 package io.ql3.worker.runtime.cadence;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -88,6 +90,75 @@ class CadenceTest {
       for (int i = 0; i < 3; i++) {
         assertThat(steps.poll(10, TimeUnit.SECONDS)).isNotNull();
       }
+    }
+  }
+
+  @Test
+  void runHereStepsOnTheCallersThreadUnderTheCadencesNameUntilDoneThenGivesTheNameBack() {
+    List<String> names = new ArrayList<>();
+    AtomicInteger n = new AtomicInteger();
+    // The ticker jumps a full period per read: the timer alone steps, as in the test above.
+    AtomicInteger reads = new AtomicInteger();
+    Ticker fast = () -> reads.getAndIncrement() * NEVER.toNanos();
+    Cadence.Step step =
+        now -> {
+          names.add(Thread.currentThread().getName());
+          n.incrementAndGet();
+        };
+    String caller = Thread.currentThread().getName();
+    try (Cadence c = new Cadence("ql3-cadence", NEVER, fast, step, (t, e) -> {})) {
+      c.runHere(() -> n.get() == 3);
+      assertThat(c.isCadenceThread()).isTrue();
+    }
+    assertThat(names).containsExactly("ql3-cadence", "ql3-cadence", "ql3-cadence");
+    assertThat(Thread.currentThread().getName()).isEqualTo(caller);
+  }
+
+  @Test
+  void closeFromAnotherThreadEndsRunHereAfterTheStepInProgressAndWaitsForIt() throws Exception {
+    LinkedBlockingQueue<String> events = new LinkedBlockingQueue<>();
+    CountDownLatch inStep = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    Cadence.Step step =
+        now -> {
+          inStep.countDown();
+          release.await();
+          events.add("step ended");
+        };
+    Cadence c = new Cadence("test-cadence", NEVER, () -> 0L, step, (t, e) -> {});
+    Thread runner =
+        new Thread(
+            () -> {
+              c.runHere(() -> false);
+              events.add("runHere returned");
+            });
+    runner.start();
+    assertThat(inStep.await(10, TimeUnit.SECONDS)).isTrue();
+    Thread closer =
+        new Thread(
+            () -> {
+              c.close();
+              events.add("close returned");
+            });
+    closer.start();
+    // close() waits for the step in progress: parked, and nothing has returned while it is held.
+    while (closer.getState() != Thread.State.WAITING) {
+      Thread.onSpinWait();
+    }
+    assertThat(events).isEmpty();
+    release.countDown();
+    assertThat(events.poll(10, TimeUnit.SECONDS)).isEqualTo("step ended");
+    runner.join(10_000);
+    closer.join(10_000);
+    assertThat(events).containsExactlyInAnyOrder("runHere returned", "close returned");
+  }
+
+  @Test
+  void aCadenceRunsOnlyOnce() {
+    try (Cadence c = new Cadence("test-cadence", NEVER, () -> 0L, now -> {}, (t, e) -> {})) {
+      c.close();
+      c.runHere(() -> false); // closed before it ran: returns at once
+      assertThatThrownBy(c::start).isInstanceOf(IllegalStateException.class);
     }
   }
 }
