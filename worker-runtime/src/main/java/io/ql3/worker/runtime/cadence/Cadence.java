@@ -17,9 +17,9 @@ import java.util.function.BooleanSupplier;
  * during one step cause one extra step, not ten). A step that throws is reported to the handler and
  * the cadence goes on: one bad tick must not stop heartbeats.
  *
- * <p>The thread is either its own ({@link #start()}) or the caller's ({@link #runHere}): a caller
- * that would otherwise only wait, as the agent's main thread, lends its thread, so the cadence
- * costs no thread of its own. Either way it carries the cadence's name while it steps.
+ * <p>The thread is the caller's ({@link #runHere}): one that would otherwise only wait, as the
+ * agent's main thread, lends itself, so the cadence costs no thread of its own. It carries the
+ * cadence's name while it steps.
  */
 public final class Cadence implements AutoCloseable {
   /** What the cadence drives. {@code nowNanos} is the {@link Ticker} time the step started. */
@@ -36,7 +36,7 @@ public final class Cadence implements AutoCloseable {
   private final ReentrantLock lock = new ReentrantLock();
   private final Condition signal = lock.newCondition();
   private final CountDownLatch ended = new CountDownLatch(1);
-  private volatile Thread thread; // set once, by start() or runHere()
+  private volatile Thread thread; // set once, by runHere()
   private boolean woken;
   private boolean stopped;
 
@@ -56,41 +56,29 @@ public final class Cadence implements AutoCloseable {
     this.threadName = Objects.requireNonNull(threadName);
   }
 
-  /** Starts a thread of its own; the first step runs at once. */
-  public void start() {
-    Thread t = new Thread(() -> loop(() -> false), threadName);
-    // Not a daemon: shutdown ends the cadence explicitly once the session is offline.
-    t.setDaemon(false);
-    claim(t);
-    t.start();
-  }
-
   /**
    * Runs the steps on the calling thread, the first at once, until {@link #close()} (from a step or
    * any other thread) or until {@code done} says so after a step; renames the thread to the
-   * cadence's name meanwhile.
+   * cadence's name meanwhile. A cadence runs once.
    */
   public void runHere(BooleanSupplier done) {
     Thread t = Thread.currentThread();
-    claim(t);
-    String name = t.getName();
-    t.setName(threadName);
-    try {
-      loop(done);
-    } finally {
-      t.setName(name);
-    }
-  }
-
-  private void claim(Thread t) {
     lock.lock();
     try {
       if (thread != null) {
-        throw new IllegalStateException("cadence already started");
+        throw new IllegalStateException("cadence already ran");
       }
       thread = t;
     } finally {
       lock.unlock();
+    }
+    String name = t.getName();
+    t.setName(threadName);
+    try {
+      steps(done);
+    } finally {
+      ended.countDown();
+      t.setName(name);
     }
   }
 
@@ -108,14 +96,6 @@ public final class Cadence implements AutoCloseable {
   /** True when called from the cadence thread itself. */
   public boolean isCadenceThread() {
     return Thread.currentThread() == thread;
-  }
-
-  private void loop(BooleanSupplier done) {
-    try {
-      steps(done);
-    } finally {
-      ended.countDown();
-    }
   }
 
   private void steps(BooleanSupplier done) {

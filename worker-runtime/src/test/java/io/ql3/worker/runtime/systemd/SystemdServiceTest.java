@@ -108,7 +108,7 @@ class SystemdServiceTest {
               s.progressed(now);
             },
             (t, e) -> {})) {
-      cadence.start();
+      new Thread(() -> cadence.runHere(() -> false)).start(); // the cadence on a thread of its own
       await(() -> r.count("WATCHDOG=1") >= 3);
       freeze.set(true);
       assertThat(frozen.await(30, TimeUnit.SECONDS)).isTrue();
