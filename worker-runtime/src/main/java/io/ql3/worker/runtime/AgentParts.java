@@ -43,9 +43,9 @@ import java.util.function.BooleanSupplier;
  * The agent's parts, opened in the start-up order and closed in the shutdown order ({@link
  * WorkerAgent} says both): {@link #start()} builds every part and wires them together, ending with
  * the cadence built; {@link #runCadence} runs it on the caller's thread until the agent stopped;
- * {@link #closeQuietly()} stops the cadence, releases the journal, closes the connection, the
- * isolation and the execution clock. A start-up step that cannot be done logs what to fix and
- * returns its {@link ExitCode}.
+ * {@link #closeQuietly()} stops the cadence (if it still runs), releases the journal, closes the
+ * connection, the isolation and the execution clock. A start-up step that cannot be done logs what
+ * to fix and returns its {@link ExitCode}.
  */
 final class AgentParts {
   private final AgentConfig config;

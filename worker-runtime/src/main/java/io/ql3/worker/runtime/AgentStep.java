@@ -154,7 +154,7 @@ final class AgentStep {
       }
       case DRAINING -> drainStep(now);
       case STOPPED -> {
-        // nothing: the main thread is closing down
+        // nothing: the cadence ends after the step that stopped the agent
       }
     }
     reports.writeStatus(now);

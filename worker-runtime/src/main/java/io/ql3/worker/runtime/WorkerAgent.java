@@ -27,13 +27,14 @@ import java.util.concurrent.TimeUnit;
  * is settled → release the journal → close the connection. A second signal cancels runs at once. No
  * timeout skips a step while a completion can still be produced.
  *
- * <p>Threads: the cadence thread runs every step; the transport has its one event-loop thread;
- * executors finish runs on their own (reaper and timer) threads and only wake the cadence.
+ * <p>Threads: the thread that calls {@link #run()} runs every step (the cadence) once the parts are
+ * open; the transport has its one event-loop thread; executors finish runs on their own (reaper and
+ * timer) threads and only wake the cadence.
  *
- * <p>This class is the public face: it takes the signals and waits for the agent to stop. The work
- * is done by package-private parts, each with one job: {@link AgentParts} opens the parts in the
- * start-up order and closes them in the shutdown order; {@link AgentStep} is one cadence step and
- * moves the {@link Phase} (drain included); {@link AgentReports} writes the status and metrics
+ * <p>This class is the public face: it takes the signals and runs the agent until it stopped. The
+ * work is done by package-private parts, each with one job: {@link AgentParts} opens the parts in
+ * the start-up order and closes them in the shutdown order; {@link AgentStep} is one cadence step
+ * and moves the {@link Phase} (drain included); {@link AgentReports} writes the status and metrics
  * files and tells systemd; {@link SessionEvents} and {@link PlaneEvents} log and journal what the
  * session and the execution plane report.
  */
@@ -116,8 +117,20 @@ public final class WorkerAgent {
       return code != ExitCode.OK.code() ? code : controls.exitCode.get();
     }
     // The cadence runs on this thread, which has nothing else to do until the agent stopped.
-    parts.runCadence(() -> controls.stopped.getCount() == 0);
-    parts.closeQuietly();
+    try {
+      parts.runCadence(() -> controls.stopped.getCount() == 0);
+      if (controls.stopped.getCount() != 0) {
+        // Only an interrupt of this thread ends the cadence before the agent stopped.
+        log.error("agent.cadence_ended", "problem", "the cadence ended before the agent stopped");
+        controls.exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.SOFTWARE.code());
+      }
+    } catch (RuntimeException | Error e) {
+      // A failure the step's own handler did not contain: stop, releasing what is held.
+      log.error("agent.cadence_failed", "problem", String.valueOf(e), "error", e);
+      controls.exitCode.compareAndSet(ExitCode.OK.code(), ExitCode.SOFTWARE.code());
+    } finally {
+      parts.closeQuietly();
+    }
     log.info("agent.exit", "code", controls.exitCode.get());
     return controls.exitCode.get();
   }

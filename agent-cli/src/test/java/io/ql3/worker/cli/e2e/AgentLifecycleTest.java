@@ -62,7 +62,8 @@ class AgentLifecycleTest {
       WorkerAgent agent =
           new WorkerAgent(
               config, new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, false));
-      CompletableFuture<Integer> exit = CompletableFuture.supplyAsync(agent::run);
+      CompletableFuture<Integer> exit =
+          CompletableFuture.supplyAsync(agent::run, r -> new Thread(r, "agent-main").start());
       try {
 
         ControlPlaneFixture.await(

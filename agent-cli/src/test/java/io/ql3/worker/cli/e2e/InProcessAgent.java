@@ -61,7 +61,9 @@ final class InProcessAgent implements AutoCloseable {
     agent =
         new WorkerAgent(
             config, new WorkerAgent.Environment(Clock.systemUTC(), Ticker.SYSTEM, log, false));
-    exit = CompletableFuture.supplyAsync(agent::run);
+    exit =
+        CompletableFuture.supplyAsync(
+            agent::run, r -> new Thread(r, "agent-main").start()); // a thread of its own, as main
   }
 
   static InProcessAgent start(Path configFile) throws Exception {

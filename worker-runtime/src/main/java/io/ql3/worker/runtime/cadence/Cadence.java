@@ -73,8 +73,8 @@ public final class Cadence implements AutoCloseable {
       lock.unlock();
     }
     String name = t.getName();
-    t.setName(threadName);
     try {
+      t.setName(threadName);
       steps(done);
     } finally {
       ended.countDown();

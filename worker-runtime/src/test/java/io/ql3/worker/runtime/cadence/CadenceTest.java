@@ -147,8 +147,10 @@ class CadenceTest {
             });
     closer.start();
     // close() waits for the step in progress: parked, and nothing has returned while it is held.
+    long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10); // a bound, not a wait
     while (closer.getState() != Thread.State.WAITING
         && closer.getState() != Thread.State.TERMINATED) {
+      assertThat(System.nanoTime()).as("close() parked or ended").isLessThan(giveUp);
       Thread.onSpinWait();
     }
     assertThat(events).isEmpty();
@@ -161,9 +163,13 @@ class CadenceTest {
 
   @Test
   void aCadenceRunsOnce() {
-    try (Cadence c = new Cadence("test-cadence", NEVER, () -> 0L, now -> {}, (t, e) -> {})) {
+    AtomicInteger steps = new AtomicInteger();
+    try (Cadence c =
+        new Cadence(
+            "test-cadence", NEVER, () -> 0L, now -> steps.incrementAndGet(), (t, e) -> {})) {
       c.close();
-      c.runHere(() -> false); // closed before it ran: returns at once
+      c.runHere(() -> false); // closed before it ran: returns at once, without a step
+      assertThat(steps.get()).isZero();
       assertThatThrownBy(() -> c.runHere(() -> false)).isInstanceOf(IllegalStateException.class);
     }
   }
