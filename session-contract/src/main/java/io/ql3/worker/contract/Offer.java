@@ -41,7 +41,10 @@ public record Offer(
     Check.present(executorSpec, "/executorSpec");
   }
 
-  /** The contract's rule for an idempotency key: 1..128 characters U+0020..U+007E. */
+  /**
+   * The contract's rule for an idempotency key: 1..{@value #MAX_IDEMPOTENCY_KEY} characters
+   * U+0020..U+007E.
+   */
   private static void checkIdempotencyKey(String s) {
     Check.printableAscii(s, 1, MAX_IDEMPOTENCY_KEY, "/idempotencyKey");
   }
