@@ -24,7 +24,7 @@ import sun.misc.SignalHandler;
 /**
  * {@code ql3-worker run --profile edge|node --config FILE [--log-format logfmt|json]
  * [--wait-for-recovery]}: the service. Parsed by hand, not by picocli, so the long-running process
- * loads none of picocli's classes (see docs/performance.md).
+ * loads none of picocli's classes (docs/perf/edge.md, "Where start-up goes").
  */
 final class RunCommand {
   /**

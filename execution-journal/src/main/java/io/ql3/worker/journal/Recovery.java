@@ -54,7 +54,7 @@ final class Recovery {
 
   /**
    * Oldest first. Written out rather than {@code Comparator.comparingLong}, whose serializable
-   * lambda the edge agent's class-data archive cannot hold (docs/performance.md, "Code rules").
+   * lambda the edge agent's class-data archive cannot hold (docs/perf/code-rules.md).
    */
   private static final Comparator<Named> BY_SEQ = (a, b) -> Long.compare(a.seq(), b.seq());
 

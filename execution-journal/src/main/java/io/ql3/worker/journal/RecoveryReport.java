@@ -28,7 +28,7 @@ public record RecoveryReport(
 
   /**
    * One line for the agent's log: the counts, the files, the uncertain runs by key and the problem.
-   * By hand, not generated: docs/performance.md, "Code rules".
+   * By hand, not generated: docs/perf/code-rules.md.
    */
   @Override
   public String toString() {

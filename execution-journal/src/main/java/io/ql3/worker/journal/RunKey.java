@@ -2,7 +2,7 @@ package io.ql3.worker.journal;
 
 /** A run attempt: the unit the journal tracks and deduplicates. */
 public record RunKey(String runId, long attempt) {
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof RunKey other

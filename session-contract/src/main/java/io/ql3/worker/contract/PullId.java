@@ -32,7 +32,7 @@ public record PullId(String value) implements Comparable<PullId> {
     return value.compareTo(o.value);
   }
 
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof PullId other && value.equals(other.value);

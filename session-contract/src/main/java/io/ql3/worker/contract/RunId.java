@@ -30,7 +30,7 @@ public record RunId(String value) implements Comparable<RunId> {
     return value.compareTo(o.value);
   }
 
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof RunId other && value.equals(other.value);

@@ -32,7 +32,7 @@ public record SessionId(String value) implements Comparable<SessionId> {
     return value.compareTo(o.value);
   }
 
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof SessionId other && value.equals(other.value);

@@ -34,7 +34,7 @@ public record WorkerId(String value) implements Comparable<WorkerId> {
     return value.compareTo(o.value);
   }
 
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof WorkerId other && value.equals(other.value);

@@ -20,7 +20,7 @@ import javax.net.ssl.TrustManager;
  * <p>The JDK's context and engine are used as they are, not through Netty's {@code SslContext}: the
  * first use of its JDK implementation ({@code JdkSslContext}) builds a second, default context that
  * reads the JDK's whole CA store and lists every cipher suite, for settings this class makes in a
- * few lines (docs/performance.md, "Code rules").
+ * few lines (docs/perf/code-rules.md).
  */
 final class TlsContexts {
   static final String TLS13 = "TLSv1.3";

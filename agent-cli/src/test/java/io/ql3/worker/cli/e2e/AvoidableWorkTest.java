@@ -35,7 +35,7 @@ import org.junit.jupiter.api.io.TempDir;
  *       Jackson: each group costs the agent hundreds of KiB to megabytes of memory.
  * </ul>
  *
- * The rules and their reasons: docs/performance.md, "Code rules".
+ * The rules and their reasons: docs/perf/code-rules.md.
  */
 class AvoidableWorkTest {
   private static final Settings FAST = new Settings(5_000, 15_000, 15_000, 500, 64);

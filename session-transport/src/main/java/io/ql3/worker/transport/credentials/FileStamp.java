@@ -24,7 +24,7 @@ record FileStamp(long device, long inode, long size, long mtimeNanos, long ctime
         nanos((FileTime) a.get("ctime")));
   }
 
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof FileStamp other

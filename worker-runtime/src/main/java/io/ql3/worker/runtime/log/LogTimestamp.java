@@ -9,7 +9,7 @@ import java.time.LocalDate;
  * cost several times the rest of a log line on the interpreted edge profile. The date of the last
  * day written is kept. Years outside 0000..9999 fall back to {@link Instant#toString()}. The log's
  * timestamps and the status file's {@code updatedAt} are written with it (the formatter's classes
- * and tables would otherwise be loaded for them alone: docs/performance.md, "Code rules").
+ * and tables would otherwise be loaded for them alone: docs/perf/code-rules.md).
  */
 public final class LogTimestamp {
   private static final long MIN_SECOND = -62_167_219_200L; // 0000-01-01T00:00:00Z

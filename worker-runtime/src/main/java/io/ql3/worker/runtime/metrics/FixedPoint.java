@@ -4,7 +4,7 @@ package io.ql3.worker.runtime.metrics;
  * A count of small units written as a decimal of the large one: {@code of(1_234_567, 6)} is {@code
  * "1.234567"} (microseconds as seconds). Exact for every {@code long}, unlike {@code
  * String.format("%.6f", micros / 1e6)}, and without the JDK's formatter, whose locale data the edge
- * agent otherwise never loads (docs/performance.md, "Code rules").
+ * agent otherwise never loads (docs/perf/code-rules.md).
  */
 final class FixedPoint {
   private FixedPoint() {}

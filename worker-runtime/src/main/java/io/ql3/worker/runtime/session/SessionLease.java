@@ -4,7 +4,7 @@ import io.ql3.worker.contract.SessionId;
 
 /** The session (and its generation) runs are pulled under; offers are bound to both. */
 public record SessionLease(SessionId sessionId, long generation) {
-  // equals and hashCode by hand, not generated: docs/performance.md, "Code rules".
+  // equals and hashCode by hand, not generated: docs/perf/code-rules.md.
   @Override
   public boolean equals(Object o) {
     return o instanceof SessionLease other
