@@ -81,7 +81,7 @@ public final class IsolationStartup {
   }
 
   /** {@code ql3-runs-HASH}: one subtree per journal, so agents sharing a cgroup never collide. */
-  static String runsCgroupName(Path journalDir) {
+  public static String runsCgroupName(Path journalDir) {
     try {
       byte[] d =
           MessageDigest.getInstance("SHA-256")

@@ -1,5 +1,12 @@
 package io.ql3.worker.cli.e2e;
 
+import io.ql3.worker.cli.config.TomlConfigLoader;
+import io.ql3.worker.runtime.IsolationStartup;
+import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.runtime.config.AgentProfile;
+import io.ql3.worker.runtime.config.ConfigReader;
+import io.ql3.worker.runtime.isolation.CgroupLocation;
+import io.ql3.worker.runtime.isolation.CgroupSubtree;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -7,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.OptionalLong;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -17,10 +25,14 @@ import java.util.regex.Pattern;
 final class AgentProcess {
   final Process process;
   final Path log;
+  private final Path config;
+  private final String profile;
 
-  private AgentProcess(Process process, Path log) {
+  private AgentProcess(Process process, Path log, Path config, String profile) {
     this.process = process;
     this.log = log;
+    this.config = config;
+    this.profile = profile;
   }
 
   static AgentProcess start(Path config, String profile, Path log) throws IOException {
@@ -69,7 +81,7 @@ final class AgentProcess {
         pb.redirectErrorStream(true)
             .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
             .start();
-    return new AgentProcess(p, log);
+    return new AgentProcess(p, log, config, profile);
   }
 
   String output() {
@@ -108,6 +120,34 @@ final class AgentProcess {
   void kill9() throws InterruptedException {
     process.destroyForcibly();
     process.waitFor();
+  }
+
+  /**
+   * SIGKILL at a test's end, then what the agent's next start would have swept: its run cgroup
+   * subtree ({@code ql3-runs-HASH} of its journal), removed when no run is left in it. Only for a
+   * test that does not start the agent again; a crash test keeps {@link #kill9()}, whose leftovers
+   * the restart must find.
+   */
+  void kill9AndRemoveItsCgroup() throws Exception {
+    kill9();
+    Optional<CgroupLocation> here =
+        CgroupLocation.find(Path.of("/proc/self/mountinfo"), Path.of("/proc/self/cgroup"));
+    if (here.isEmpty()) {
+      return; // no cgroup v2: the agent made none
+    }
+    AgentConfig agent =
+        ((ConfigReader.Enabled)
+                new TomlConfigLoader().load(config, AgentProfile.valueOf(profile.toUpperCase())))
+            .config();
+    // The child started in this JVM's cgroup, so its OWN is this JVM's.
+    Path runs =
+        CgroupSubtree.ownDirectory(here.get())
+            .resolve(IsolationStartup.runsCgroupName(agent.journal().dir()));
+    try {
+      Files.deleteIfExists(runs); // rmdir: refused while a run cgroup is left in it
+    } catch (IOException e) {
+      System.out.println("run cgroup left: " + e);
+    }
   }
 
   /** SIGTERM, like systemd's stop. */

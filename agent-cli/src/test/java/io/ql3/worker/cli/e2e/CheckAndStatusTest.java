@@ -88,7 +88,7 @@ class CheckAndStatusTest {
         assertThat(out()).containsPattern("sessionState +active");
         assertThat(cp.sessions()).anyMatch(s -> s.status().equals("active"));
       } finally {
-        agent.kill9();
+        agent.kill9AndRemoveItsCgroup();
       }
       // The file still says active, but the process that wrote it is gone.
       assertThat(cli("status", "--config", config.toString())).isEqualTo(69);

@@ -31,7 +31,7 @@ class JournaldPrioritiesTest {
       agent.awaitOutput("event=session.request_failed", Duration.ofSeconds(60));
       return agent.output();
     } finally {
-      agent.kill9();
+      agent.kill9AndRemoveItsCgroup();
     }
   }
 

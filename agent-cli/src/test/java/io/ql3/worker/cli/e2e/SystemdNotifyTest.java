@@ -68,7 +68,7 @@ class SystemdNotifyTest {
         assertThat(all.stream().filter(d -> d.contains("READY=1"))).hasSize(1);
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }
@@ -175,7 +175,7 @@ class SystemdNotifyTest {
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
         // A failed run may leave the writer waiting for a reader (release it) or open (close it).
         if (writer != null) {
@@ -218,7 +218,7 @@ class SystemdNotifyTest {
         assertThat(systemd.count("WATCHDOG=1")).isZero();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }
@@ -239,7 +239,7 @@ class SystemdNotifyTest {
         assertThat(agent.output()).doesNotContain("systemd.notify_unavailable");
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }

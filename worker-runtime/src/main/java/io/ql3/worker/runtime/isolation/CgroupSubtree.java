@@ -2,6 +2,7 @@ package io.ql3.worker.runtime.isolation;
 
 import java.io.IOException;
 import java.lang.System.Logger.Level;
+import java.nio.file.Path;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -57,17 +58,13 @@ public final class CgroupSubtree {
    */
   public static CgroupSubtree open(
       CgroupLocation location, long selfPid, String runsName, RunLimits limits) throws IOException {
-    Cgroup own = new Cgroup(location.own());
-    if (!location.atRoot()) {
-      if (own.name().equals(AGENT_LEAF)) {
-        own = new Cgroup(location.own().getParent());
-      } else {
-        Cgroup leaf = own.child(AGENT_LEAF);
-        try {
-          leaf.create().move(selfPid);
-        } catch (IOException e) {
-          throw new IOException("cannot move the agent into " + leaf + ": " + e.getMessage(), e);
-        }
+    Cgroup own = new Cgroup(ownDirectory(location));
+    if (!location.atRoot() && own.dir().equals(location.own())) {
+      Cgroup leaf = own.child(AGENT_LEAF);
+      try {
+        leaf.create().move(selfPid);
+      } catch (IOException e) {
+        throw new IOException("cannot move the agent into " + leaf + ": " + e.getMessage(), e);
       }
     }
     enableWanted(own);
@@ -83,6 +80,20 @@ public final class CgroupSubtree {
     CgroupSubtree tree = new CgroupSubtree(runs, enabled, limits);
     tree.sweep();
     return tree;
+  }
+
+  /**
+   * OWN in the layout above for an agent at {@code location}: its own cgroup, or the parent of the
+   * {@code ql3-agent} leaf it already sits in. RUNS is OWN's child named by the journal ({@code
+   * IsolationStartup.runsCgroupName}).
+   */
+  public static Path ownDirectory(CgroupLocation location) {
+    Path own = location.own();
+    boolean inLeaf =
+        !location.atRoot()
+            && own.getFileName() != null
+            && own.getFileName().toString().equals(AGENT_LEAF);
+    return inLeaf ? own.getParent() : own;
   }
 
   /**
