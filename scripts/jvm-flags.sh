@@ -97,7 +97,7 @@ ql3_quote() {
   ql3_quoted="'$ql3_quoted$_r'"
 }
 
-# Prints the JVM flags for a profile. Why each edge flag (measured: docs/performance.md,
+# Prints the JVM flags for a profile. Why each edge flag (measured: docs/perf/flags.md,
 # docs/perf/edge.md):
 # - the edge agent idles, so memory is its binding constraint and the JIT is not needed: -Xint
 #   saves ~5 MiB of peak RSS (code cache, compiler thread and arenas, profiling data) over C1-only.
