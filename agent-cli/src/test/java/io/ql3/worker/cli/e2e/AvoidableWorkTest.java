@@ -64,9 +64,7 @@ class AvoidableWorkTest {
         runs.addAll(cp.submit(2, "process", "{\"argv\":[\"/bin/true\"],\"cwd\":null,\"env\":{}}"));
         runs.addAll(cp.submit(1, "noop", "{}"));
         ControlPlaneFixture.await(
-            "every run completes",
-            Duration.ofSeconds(60),
-            () -> runs.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+            "every run completes", Duration.ofSeconds(60), () -> cp.completed(runs));
         long version = cp.sessions().get(0).version();
         ControlPlaneFixture.await(
             "a heartbeat after the runs",

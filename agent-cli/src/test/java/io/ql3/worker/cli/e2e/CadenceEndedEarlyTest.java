@@ -27,10 +27,7 @@ class CadenceEndedEarlyTest {
       try (InProcessAgent first = InProcessAgent.start(config)) {
         first.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         List<String> ids = cp.submit(2, "noop", "{}");
-        ControlPlaneFixture.await(
-            "runs complete",
-            Duration.ofSeconds(60),
-            () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+        ControlPlaneFixture.await("runs complete", Duration.ofSeconds(60), () -> cp.completed(ids));
 
         cadenceThread().interrupt();
 

@@ -208,6 +208,11 @@ final class ControlPlaneFixture implements AutoCloseable {
             .replaceAll(".*= \"(.*)\"", "$1"));
   }
 
+  /** True when the server has every run of {@code ids} completed. */
+  boolean completed(List<String> ids) {
+    return ids.stream().allMatch(id -> run(id).state().equals("completed"));
+  }
+
   static void await(String what, Duration timeout, BooleanSupplier condition)
       throws InterruptedException {
     long deadline = System.nanoTime() + timeout.toNanos();

@@ -63,10 +63,7 @@ class IsolationEndToEndTest {
                 "{\"argv\":[\"/bin/sh\",\"-c\",\""
                     + probe.replace("\"", "\\\"")
                     + "\"],\"cwd\":null,\"env\":{}}");
-        ControlPlaneFixture.await(
-            "runs complete",
-            Duration.ofSeconds(60),
-            () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+        ControlPlaneFixture.await("runs complete", Duration.ofSeconds(60), () -> cp.completed(ids));
         for (String id : ids) {
           Views.RunView v = cp.run(id);
           assertThat(v.outcome()).as(v.toString()).isEqualTo("succeeded");

@@ -41,9 +41,7 @@ class JournalDiskFullTest {
           agent.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
           List<String> before = cp.submit(2, "noop", "{}");
           ControlPlaneFixture.await(
-              "runs before the disk fills",
-              Duration.ofSeconds(30),
-              () -> before.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+              "runs before the disk fills", Duration.ofSeconds(30), () -> cp.completed(before));
 
           // Fill the filesystem to 4 MiB free (< the 8 MiB floor).
           Path filler = journal.resolve("filler");
@@ -78,7 +76,7 @@ class JournalDiskFullTest {
           ControlPlaneFixture.await(
               "work resumes once space returns",
               Duration.ofSeconds(30),
-              () -> during.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+              () -> cp.completed(during));
           for (String id : during) {
             assertThat(cp.run(id).outcome()).isEqualTo("succeeded");
           }

@@ -95,9 +95,7 @@ class JournalIoErrorExitTest {
       }
       try {
         ControlPlaneFixture.await(
-            "runs before the fault completed",
-            Duration.ofSeconds(60),
-            () -> before.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+            "runs before the fault completed", Duration.ofSeconds(60), () -> cp.completed(before));
       } catch (AssertionError e) {
         throw new AssertionError(
             e.getMessage() + ": " + before.stream().map(cp::run).toList() + "\n" + first.output(),

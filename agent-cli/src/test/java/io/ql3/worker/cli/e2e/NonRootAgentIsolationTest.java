@@ -164,9 +164,7 @@ class NonRootAgentIsolationTest {
                     + probe.replace("\"", "\\\"")
                     + "\"],\"cwd\":\"sub\",\"env\":{}}");
         ControlPlaneFixture.await(
-            "runs complete\n" + read(log),
-            Duration.ofSeconds(90),
-            () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+            "runs complete\n" + read(log), Duration.ofSeconds(90), () -> cp.completed(ids));
         for (String id : ids) {
           Views.RunView v = cp.run(id);
           assertThat(v.outcome()).as(v.toString()).isEqualTo("succeeded");

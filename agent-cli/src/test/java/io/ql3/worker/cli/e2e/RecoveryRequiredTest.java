@@ -37,10 +37,7 @@ class RecoveryRequiredTest {
       try (InProcessAgent first = InProcessAgent.start(config)) {
         first.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
         List<String> ids = cp.submit(3, "noop", "{}");
-        ControlPlaneFixture.await(
-            "runs complete",
-            Duration.ofSeconds(60),
-            () -> ids.stream().allMatch(id -> cp.run(id).state().equals("completed")));
+        ControlPlaneFixture.await("runs complete", Duration.ofSeconds(60), () -> cp.completed(ids));
         assertThat(first.shutdown(Duration.ofSeconds(60))).isZero();
       }
 
