@@ -84,6 +84,7 @@ final class Exchange {
               TransportFailure.Reason.RESPONSE_TOO_LARGE,
               sent,
               status,
+              this.retryAfter,
               "declared content-length " + contentLength + " exceeds the cap of " + cap + " bytes",
               null));
       return false;
@@ -102,6 +103,7 @@ final class Exchange {
               TransportFailure.Reason.RESPONSE_TOO_LARGE,
               sent,
               status,
+              retryAfter,
               "response body exceeds the cap of " + cap + " bytes; stopped reading at cap+1",
               null));
       return false;

@@ -5,6 +5,7 @@ import io.ql3.worker.contract.ContractViolation;
 import io.ql3.worker.contract.ErrorBody;
 import io.ql3.worker.transport.credentials.CredentialException;
 import java.time.Duration;
+import java.util.OptionalLong;
 import java.util.concurrent.CompletionException;
 
 /**
@@ -40,10 +41,7 @@ final class ResultClassifier {
             AnswerKind.DRIFT, null, status, null, null, e, req, raw.protocol());
       }
     }
-    Duration retryAfter =
-        raw.retryAfterSeconds().isPresent()
-            ? Duration.ofSeconds(raw.retryAfterSeconds().getAsLong())
-            : null;
+    Duration retryAfter = seconds(raw.retryAfterSeconds());
     AnswerKind byStatus = AnswerKind.ofStatus(status).orElseThrow();
     if (byStatus == AnswerKind.OUTCOME_UNKNOWN || byStatus == AnswerKind.DRIFT) {
       // other 5xx: the body is irrelevant (often an intermediary's page); a status no row lists
@@ -96,6 +94,10 @@ final class ResultClassifier {
         protocol);
   }
 
+  private static Duration seconds(OptionalLong s) {
+    return s.isPresent() ? Duration.ofSeconds(s.getAsLong()) : null;
+  }
+
   static <T> IngressResult<T> classify(SentRequest req, Throwable failure) {
     Throwable t =
         failure instanceof CompletionException && failure.getCause() != null
@@ -109,7 +111,7 @@ final class ResultClassifier {
       if (f.reason() == TransportFailure.Reason.RESPONSE_TOO_LARGE
           && f.httpStatus() >= 0
           && f.httpStatus() != 200) {
-        return byStatus(req, f.httpStatus(), null, f, null);
+        return byStatus(req, f.httpStatus(), seconds(f.retryAfterSeconds()), f, null);
       }
       AnswerKind kind =
           switch (f.reason()) {

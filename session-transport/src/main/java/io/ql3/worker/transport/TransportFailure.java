@@ -1,5 +1,7 @@
 package io.ql3.worker.transport;
 
+import java.util.OptionalLong;
+
 /**
  * An exchange that produced no complete, in-cap HTTP answer. {@link #requestSent()} tells whether
  * any byte of the request may have reached the network: if not, the server certainly did not act.
@@ -45,13 +47,19 @@ public final class TransportFailure extends Exception {
   private final Reason reason;
   private final boolean requestSent;
   private final int httpStatus;
+  private final OptionalLong retryAfterSeconds;
 
   TransportFailure(Reason reason, boolean requestSent, String message, Throwable cause) {
-    this(reason, requestSent, -1, message, cause);
+    this(reason, requestSent, -1, OptionalLong.empty(), message, cause);
   }
 
   TransportFailure(
-      Reason reason, boolean requestSent, int httpStatus, String message, Throwable cause) {
+      Reason reason,
+      boolean requestSent,
+      int httpStatus,
+      OptionalLong retryAfterSeconds,
+      String message,
+      Throwable cause) {
     super(
         reason
             + (requestSent ? " (request sent)" : " (request not sent)")
@@ -61,6 +69,7 @@ public final class TransportFailure extends Exception {
     this.reason = reason;
     this.requestSent = requestSent;
     this.httpStatus = httpStatus;
+    this.retryAfterSeconds = retryAfterSeconds;
   }
 
   /**
@@ -69,6 +78,14 @@ public final class TransportFailure extends Exception {
    */
   public int httpStatus() {
     return httpStatus;
+  }
+
+  /**
+   * That answer's {@code retry-after} in delta seconds, when it had a well-formed one: its status
+   * row still decides (contract section 6, Clarifications), and a 429/503 row honours it.
+   */
+  public OptionalLong retryAfterSeconds() {
+    return retryAfterSeconds;
   }
 
   public Reason reason() {
@@ -80,6 +97,8 @@ public final class TransportFailure extends Exception {
   }
 
   TransportFailure withSent(boolean sent) {
-    return sent == requestSent ? this : new TransportFailure(reason, sent, httpStatus, null, this);
+    return sent == requestSent
+        ? this
+        : new TransportFailure(reason, sent, httpStatus, retryAfterSeconds, null, this);
   }
 }

@@ -289,7 +289,9 @@ class WireMockFaultTest {
     IngressResult<?> r = await(shared.heartbeat(SESSION, hb()));
     assertThat(r.kind()).as(r.toString()).isEqualTo(expected);
     assertThat(r.httpStatus()).isEqualTo(status);
-    if (expected != AnswerKind.TRANSIENT) {
+    if (expected == AnswerKind.TRANSIENT) {
+      assertThat(r.retryAfter()).as("its row honours retry-after").contains(Duration.ofSeconds(7));
+    } else {
       assertThat(r.retryAfter()).isEmpty();
     }
   }
