@@ -16,10 +16,17 @@ public enum Reaction {
    */
   SUSPEND,
   /**
-   * The session is over for us (409 session code, client bug, drift): stop pulling, never heartbeat
-   * it again.
+   * The session is over for us (409 session code, a heartbeat or transition refused as a client
+   * bug, drift): stop pulling, never heartbeat it again.
    */
   FENCE,
+  /**
+   * A pull refused as a client bug (400, 413, 404, 405): it leased nothing, so it is given up, and
+   * pulling stops for the rest of the session; heartbeats, completions and the drain go on, so the
+   * runs already held keep their lease (contract section 6: "stop pulling, log loudly, fail the
+   * operation closed"; only a 409 ends the session).
+   */
+  STOP_PULLING,
   /**
    * A register that cannot succeed with this sessionId: give it up, register anew after a backoff.
    */

@@ -48,7 +48,8 @@ public final class Reactions {
             case TRANSIENT, OUTCOME_UNKNOWN, NOT_SENT -> Reaction.RESEND;
             case NOT_SENT_ON_HTTP1 -> Reaction.REPLAN_FOR_HTTP1;
             case CREDENTIAL_REJECTED, LOCAL_CREDENTIAL_ERROR -> Reaction.SUSPEND;
-            case FENCED, CLIENT_BUG, RUN_NOT_LEASED, DRIFT -> Reaction.FENCE;
+            case CLIENT_BUG -> Reaction.STOP_PULLING;
+            case FENCED, RUN_NOT_LEASED, DRIFT -> Reaction.FENCE;
           };
       case COMPLETE ->
           switch (kind) {

@@ -192,7 +192,7 @@ final class CompletionOutbox {
           listener.completionRefused(d.runId.value(), d.request.attempt(), answer.toString());
           listener.executionAnswered(Operation.COMPLETE, answer);
         }
-        case FENCE, REGISTER_AGAIN, REPLAN_FOR_HTTP1 ->
+        case FENCE, STOP_PULLING, REGISTER_AGAIN, REPLAN_FOR_HTTP1 ->
             throw new IllegalStateException("no complete reaction " + reaction);
       }
     }

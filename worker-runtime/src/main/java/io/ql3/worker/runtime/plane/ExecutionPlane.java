@@ -206,9 +206,12 @@ public final class ExecutionPlane {
     pulls.beginDrain();
   }
 
-  /** A hint that work is queued (heartbeat {@code workAvailable}). */
+  /**
+   * A hint that work is queued (heartbeat {@code workAvailable}): the one wake that overrides a
+   * pull answer's {@code nextPullAfterMs}.
+   */
   public void workAvailable() {
-    pulls.wanted();
+    pulls.workAvailable();
   }
 
   /** Stops pulling for the rest of this session (fence, drift, credential rejection). */

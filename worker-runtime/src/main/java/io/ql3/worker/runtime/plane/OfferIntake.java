@@ -188,17 +188,19 @@ final class OfferIntake {
                 offer.idempotencyKey(),
                 offer.timeoutMs());
         records.add(accepted);
+        // An offer that breaks a rule about one offer is completed offer_rejected whatever the
+        // session's state (section 5): offered again, it would only be rejected again.
+        Optional<Failure> refusal = refusal(offer);
+        if (refusal.isPresent()) {
+          listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
+          settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
+          continue;
+        }
         if (!mayRun) {
           // The session ended while this answer was on its way: the server reclaims these runs, so
           // none is executed; each is completed as never started, so it can be offered again at
           // once.
           settle(accepted, Outcome.CANCELLED, SESSION_ENDED, records, failed);
-          continue;
-        }
-        Optional<Failure> refusal = refusal(offer);
-        if (refusal.isPresent()) {
-          listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
-          settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
           continue;
         }
         CancellationSignal cancellation = new CancellationSignal();

@@ -93,8 +93,17 @@ final class PullLoop {
     return state;
   }
 
-  /** A reason to pull again: a slot may be free, or work is queued. */
+  /**
+   * A reason to pull again: a slot may be free. The server's "next pull after" hint of an empty
+   * answer still holds (section 5: the earliest time it wants another pull).
+   */
   void wanted() {
+    wanted = true;
+  }
+
+  /** The server says work is queued (heartbeat {@code workAvailable}): its earlier hint is over. */
+  void workAvailable() {
+    nextPullAt.clear();
     wanted = true;
   }
 
@@ -208,7 +217,9 @@ final class PullLoop {
         }
         listener.executionAnswered(Operation.PULL, answer);
       }
-      case FENCE -> {
+      case FENCE, STOP_PULLING -> {
+        // A fence ends the session; a client bug stops its pulls. Either way this pull is over: a
+        // refused pull leased nothing, and no resend of it can be answered otherwise.
         close(p);
         listener.executionAnswered(Operation.PULL, answer);
       }
@@ -238,7 +249,7 @@ final class PullLoop {
       }
       return;
     }
-    if (notBefore.pending(now) || !wanted && !nextPullAt.reached(now)) {
+    if (notBefore.pending(now) || nextPullAt.pending(now) || !wanted && !nextPullAt.reached(now)) {
       return;
     }
     Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it

@@ -103,6 +103,7 @@ final class SessionAnswerHandler {
           SETTLE_SUPERSEDED,
           SETTLE_UNDELIVERABLE,
           SETTLE_UNDELIVERABLE_STOP_PULLING,
+          STOP_PULLING,
           RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no register reaction " + reaction);
     }
@@ -154,6 +155,7 @@ final class SessionAnswerHandler {
           SETTLE_SUPERSEDED,
           SETTLE_UNDELIVERABLE,
           SETTLE_UNDELIVERABLE_STOP_PULLING,
+          STOP_PULLING,
           RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no heartbeat reaction " + reaction);
     }
@@ -195,6 +197,7 @@ final class SessionAnswerHandler {
           SETTLE_SUPERSEDED,
           SETTLE_UNDELIVERABLE,
           SETTLE_UNDELIVERABLE_STOP_PULLING,
+          STOP_PULLING,
           RESEND_AND_FAIL_CLOSED ->
           throw new IllegalStateException("no transition reaction " + reaction);
     }

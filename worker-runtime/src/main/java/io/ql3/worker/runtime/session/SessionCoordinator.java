@@ -205,8 +205,8 @@ public final class SessionCoordinator {
 
   /**
    * What an execution answer (pull or complete) does to the session, by {@link Reactions}' table: a
-   * fence or a drift ends it, a credential refusal suspends pulling while heartbeats go on, a
-   * completion refused as a client bug stops pulling for the rest of the session.
+   * fence or a drift ends it, a credential refusal suspends pulling while heartbeats go on, a pull
+   * or a completion refused as a client bug stops pulling for the rest of the session.
    */
   public void executionAnswered(Operation op, Answer<?> answer) {
     if (!s.state.isLive()) {
@@ -239,7 +239,7 @@ public final class SessionCoordinator {
           s.move(SessionState.SUSPENDED, "credentials rejected: " + what);
         }
       }
-      case SETTLE_UNDELIVERABLE_STOP_PULLING -> {
+      case STOP_PULLING, SETTLE_UNDELIVERABLE_STOP_PULLING -> {
         s.lastProblem = "pulling stopped: " + what;
         s.pullsStopped = true;
       }

@@ -25,6 +25,7 @@ import static io.ql3.worker.runtime.answer.Reaction.RESEND_AND_FAIL_CLOSED;
 import static io.ql3.worker.runtime.answer.Reaction.SETTLE_SUPERSEDED;
 import static io.ql3.worker.runtime.answer.Reaction.SETTLE_UNDELIVERABLE;
 import static io.ql3.worker.runtime.answer.Reaction.SETTLE_UNDELIVERABLE_STOP_PULLING;
+import static io.ql3.worker.runtime.answer.Reaction.STOP_PULLING;
 import static io.ql3.worker.runtime.answer.Reaction.SUSPEND;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -73,7 +74,7 @@ class ReactionTableTest {
     {TRANSITION, DRIFT, FENCE},
     {TRANSITION, LOCAL_CREDENTIAL_ERROR, SUSPEND},
     {PULL, SUCCESS, APPLY},
-    {PULL, CLIENT_BUG, FENCE},
+    {PULL, CLIENT_BUG, STOP_PULLING},
     {PULL, CREDENTIAL_REJECTED, SUSPEND},
     {PULL, FENCED, FENCE},
     {PULL, RUN_NOT_LEASED, FENCE},

@@ -96,10 +96,11 @@ class PlaneAnswersTest {
   final class FakeSession implements PullGate, PlaneListener {
     boolean suspended;
     boolean ended;
+    boolean pullsStopped;
 
     @Override
     public Optional<SessionLease> permit(long now) {
-      return suspended || ended ? Optional.empty() : Optional.of(lease);
+      return suspended || ended || pullsStopped ? Optional.empty() : Optional.of(lease);
     }
 
     @Override
@@ -114,6 +115,7 @@ class PlaneAnswersTest {
       switch (r) {
         case SUSPEND -> suspended = true;
         case FENCE, RESEND_AND_FAIL_CLOSED -> ended = true;
+        case STOP_PULLING, SETTLE_UNDELIVERABLE_STOP_PULLING -> pullsStopped = true;
         default -> {}
       }
     }
@@ -272,6 +274,32 @@ class PlaneAnswersTest {
             .orElseThrow();
     assertThat(r1.result().outcome()).isEqualTo(io.ql3.worker.journal.Outcome.CANCELLED);
     assertThat(r1.result().failure().code()).isEqualTo("not_started");
+  }
+
+  /**
+   * An offer that breaks a rule about one offer (here: an executor this worker does not advertise)
+   * is completed {@code offer_rejected} even when its answer arrives after the session ended: a
+   * {@code not_started} completion would have the server offer it again, only to be rejected again.
+   */
+  @Test
+  void aRejectedOfferInTheAnswerOfAnEndedSessionIsCompletedOfferRejected() throws Exception {
+    seedPendingCompletion("done-1");
+    freeSlots = 2;
+    plane();
+    tick(); // completion and pull both on the wire
+    ingress.lastComplete.complete(refused(AnswerKind.DRIFT));
+    Offer unadvertised =
+        Offer.of(
+            1, "k-r2", new RunId("r2"), new OpaqueSpec("container", JsonValue.JsonObject.EMPTY), 1);
+    ingress.lastPull.complete(offers(noopOffer("r1"), unadvertised));
+    tick();
+    assertThat(session.ended).isTrue();
+    awaitJournal(() -> journal.facts().pendingCompletions().size() >= 3);
+    Map<String, RunFact> byRun = new java.util.HashMap<>();
+    journal.facts().pendingCompletions().forEach(f -> byRun.put(f.key().runId(), f));
+    assertThat(byRun.get("r1").result().failure().code()).isEqualTo("not_started");
+    assertThat(byRun.get("r2").result().outcome()).isEqualTo(io.ql3.worker.journal.Outcome.FAILED);
+    assertThat(byRun.get("r2").result().failure().code()).isEqualTo("offer_rejected");
   }
 
   /**
@@ -454,6 +482,72 @@ class PlaneAnswersTest {
         () ->
             journal.facts().recentCompletion("done-1", 1).map(RunFact::settlement).orElse(null)
                 == Settlement.UNDELIVERABLE);
+  }
+
+  /**
+   * A pull refused as a client bug is given up (it leased nothing) and not resent; the session
+   * stops pulling but is not ended.
+   */
+  @Test
+  void aPullRefusedAsAClientBugIsClosedAndTheSessionGoesOnWithoutPulls() throws Exception {
+    plane();
+    ingress.pulls.add(answered(refused(AnswerKind.CLIENT_BUG)));
+    tick(); // sent, and its answer is already there
+    tick(); // harvested
+    assertThat(session.pullsStopped).isTrue();
+    assertThat(session.ended).as("only a 409 ends the session").isFalse();
+    assertThat(plane.pullOutstanding()).isFalse();
+    awaitJournal(() -> journal.facts().openPulls().isEmpty());
+    advance(600_000);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(1);
+  }
+
+  /**
+   * An empty answer's {@code nextPullAfterMs} is the earliest time the server wants another pull
+   * (section 5): a slot freed meanwhile does not bring it forward; the server's {@code
+   * workAvailable} does.
+   */
+  @Test
+  void aSlotFreedBeforeTheNextPullHintDoesNotPullEarly() throws Exception {
+    seedPendingCompletion("done-1");
+    freeSlots = 2;
+    plane();
+    tick(); // the completion and a pull on the wire
+    assertThat(ingress.pullsSent).hasSize(1);
+    ingress.lastPull.complete(
+        Answer.success(new PullResponse(7, 120_000, List.of(), ingress.pullsSent.get(0).pullId())));
+    tick(); // the hint: no pull before 120 s from now
+    ingress.lastComplete.complete(accepted("done-1"));
+    tick(); // the completion settles: a slot is free, and a pull wanted
+    awaitJournal(
+        () ->
+            journal.facts().recentCompletion("done-1", 1).map(RunFact::settlement).orElse(null)
+                != null);
+    for (int i = 0; i < 10; i++) {
+      advance(1_000);
+      tick();
+    }
+    assertThat(ingress.pullsSent).as("not before the hint").hasSize(1);
+    plane.workAvailable();
+    tick();
+    assertThat(ingress.pullsSent).as("the server's wake overrides its hint").hasSize(2);
+  }
+
+  /** Without a wake, the next pull goes out once the hint's time is reached. */
+  @Test
+  void theNextPullGoesOutAtTheHintsTime() throws Exception {
+    plane();
+    tick();
+    ingress.lastPull.complete(
+        Answer.success(new PullResponse(7, 120_000, List.of(), ingress.pullsSent.get(0).pullId())));
+    tick();
+    advance(119_000);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(1);
+    advance(1_000);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(2);
   }
 
   void tickUntilPulls(int n) {

@@ -368,4 +368,25 @@ class SessionAnswersTest {
         .startsWith("heartbeat")
         .contains("\"availableSlots\":0");
   }
+
+  /**
+   * A pull refused as a client bug (400) stops pulling, and only that: the session keeps its
+   * heartbeats (advertising no slot), so the runs it holds keep their lease; only a 409 ends it.
+   */
+  @Test
+  void aPullRefusedAsAClientBugStopsPullingAndKeepsTheSessionHeartbeating() {
+    active();
+    coordinator.executionAnswered(
+        io.ql3.worker.contract.Operation.PULL, refused(AnswerKind.CLIENT_BUG));
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    assertThat(coordinator.pullPermit(now)).isEmpty();
+    client.script.add(heartbeatAccepted(2));
+    advance(H);
+    coordinator.tick(now);
+    assertThat(client.sent)
+        .last()
+        .asString()
+        .startsWith("heartbeat")
+        .contains("\"availableSlots\":0");
+  }
 }
