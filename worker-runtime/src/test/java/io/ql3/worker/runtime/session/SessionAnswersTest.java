@@ -29,6 +29,8 @@ import java.util.Optional;
 import java.util.Random;
 import java.util.concurrent.CompletableFuture;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * The coordinator against a scripted client (the public {@link Answer} type is the seam) and a
@@ -349,35 +351,19 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 8: a completion refused as a client bug stops pulling for the rest of the session; the
-   * session is kept (so a drain still ends offline) and advertises no slot it will not pull.
+   * Defect 8, and the same for a pull: a completion or a pull refused as a client bug stops pulling
+   * for the rest of the session, and only that: the session is kept, its heartbeats (advertising no
+   * slot it will not pull) keep the lease of the runs it holds, and a drain still ends offline;
+   * only a 409 ends it.
    */
-  @Test
-  void aCompletionRefusedAsAClientBugStopsPullingAndAdvertisesNoSlots() {
+  @ParameterizedTest
+  @EnumSource(
+      value = io.ql3.worker.contract.Operation.class,
+      names = {"COMPLETE", "PULL"})
+  void aPullOrCompletionRefusedAsAClientBugStopsPullingAndKeepsTheSessionHeartbeating(
+      io.ql3.worker.contract.Operation op) {
     active();
-    coordinator.executionAnswered(
-        io.ql3.worker.contract.Operation.COMPLETE, refused(AnswerKind.CLIENT_BUG));
-    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
-    assertThat(coordinator.pullPermit(now)).isEmpty();
-    client.script.add(heartbeatAccepted(2));
-    advance(H);
-    coordinator.tick(now);
-    assertThat(client.sent)
-        .last()
-        .asString()
-        .startsWith("heartbeat")
-        .contains("\"availableSlots\":0");
-  }
-
-  /**
-   * A pull refused as a client bug (400) stops pulling, and only that: the session keeps its
-   * heartbeats (advertising no slot), so the runs it holds keep their lease; only a 409 ends it.
-   */
-  @Test
-  void aPullRefusedAsAClientBugStopsPullingAndKeepsTheSessionHeartbeating() {
-    active();
-    coordinator.executionAnswered(
-        io.ql3.worker.contract.Operation.PULL, refused(AnswerKind.CLIENT_BUG));
+    coordinator.executionAnswered(op, refused(AnswerKind.CLIENT_BUG));
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
     assertThat(coordinator.pullPermit(now)).isEmpty();
     client.script.add(heartbeatAccepted(2));
