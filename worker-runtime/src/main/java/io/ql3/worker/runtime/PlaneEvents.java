@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime;
 
 import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.Drift;
 import io.ql3.worker.contract.Operation;
 import io.ql3.worker.journal.RunResult;
@@ -142,7 +143,19 @@ final class PlaneEvents implements PlaneListener {
 
   @Override
   public void executionAnswered(Operation op, Answer<?> answer) {
-    log.warn("execution.refused", "operation", op.wireName(), "result", answer);
+    if (answer.kind() == AnswerKind.CLIENT_BUG) {
+      // Section 6: a client bug stops pulling for the rest of the session; log it loudly.
+      log.error(
+          "execution.refused",
+          "operation",
+          op.wireName(),
+          "result",
+          answer,
+          "effect",
+          "no more pulls in this session");
+    } else {
+      log.warn("execution.refused", "operation", op.wireName(), "result", answer);
+    }
     session.executionAnswered(op, answer);
   }
 }

@@ -21,10 +21,11 @@ public enum Reaction {
    */
   FENCE,
   /**
-   * A pull refused as a client bug (400, 413, 404, 405): it leased nothing, so it is given up, and
-   * pulling stops for the rest of the session; heartbeats, completions and the drain go on, so the
-   * runs already held keep their lease (contract section 6: "stop pulling, log loudly, fail the
-   * operation closed"; only a 409 ends the session).
+   * A pull refused as a client bug (400, 413, 404, 405): pulling stops for the rest of the session;
+   * heartbeats, completions and the drain go on, so the runs already held keep their lease
+   * (contract section 6: "stop pulling, log loudly, fail the operation closed"; only a 409 ends the
+   * session). The pull is given up; when an earlier try of it may have been applied, the session
+   * ends once nothing else is held, so the server reclaims what that lost answer leased.
    */
   STOP_PULLING,
   /**

@@ -56,7 +56,7 @@ final class PullLoop {
   private PendingPull pull;
   private boolean draining;
   private boolean wanted = true;
-  private final Deadline nextPullAt = new Deadline();
+  private final NextPullHint hint = new NextPullHint();
   private final Deadline notBefore = new Deadline();
 
   /** The session whose lost long-poll answer could not be recovered: never pulled under again. */
@@ -94,8 +94,7 @@ final class PullLoop {
   }
 
   /**
-   * A reason to pull again: a slot may be free. The server's "next pull after" hint of an empty
-   * answer still holds (section 5: the earliest time it wants another pull).
+   * A reason to pull again: a slot may be free. A server's hint still holds ({@link NextPullHint}).
    */
   void wanted() {
     wanted = true;
@@ -103,7 +102,7 @@ final class PullLoop {
 
   /** The server says work is queued (heartbeat {@code workAvailable}): its earlier hint is over. */
   void workAvailable() {
-    nextPullAt.clear();
+    hint.woken();
     wanted = true;
   }
 
@@ -145,7 +144,8 @@ final class PullLoop {
     if (state != PullState.ON_THE_WIRE) {
       if (giveUp) {
         close(p);
-      } else if (state == PullState.BLOCKED_ON_HTTP1 && nothingHeld.getAsBoolean()) {
+      } else if ((state == PullState.BLOCKED_ON_HTTP1 || state == PullState.ANSWER_LOST)
+          && nothingHeld.getAsBoolean()) {
         abandon(p);
       }
       return;
@@ -217,11 +217,24 @@ final class PullLoop {
         }
         listener.executionAnswered(Operation.PULL, answer);
       }
-      case FENCE, STOP_PULLING -> {
-        // A fence ends the session; a client bug stops its pulls. Either way this pull is over: a
-        // refused pull leased nothing, and no resend of it can be answered otherwise.
+      case FENCE -> {
         close(p);
         listener.executionAnswered(Operation.PULL, answer);
+      }
+      case STOP_PULLING -> {
+        // A client bug: pulling stops, the session goes on. This pull is over: when no try of it
+        // can have been applied it leased nothing. Otherwise the lost answer may have leased runs
+        // this worker can never learn of: once nothing else is held the session ends, so that the
+        // server reclaims them (as after a lost long poll).
+        listener.executionAnswered(Operation.PULL, answer);
+        if (!p.mayHaveReachedServer || giveUp) {
+          close(p);
+        } else {
+          move(PullState.ANSWER_LOST);
+          if (nothingHeld.getAsBoolean()) {
+            abandon(p);
+          }
+        }
       }
       case REGISTER_AGAIN,
           SETTLE_SUPERSEDED,
@@ -241,7 +254,7 @@ final class PullLoop {
       return;
     }
     if (state != PullState.IDLE) {
-      if (!notBefore.pending(now)) {
+      if (state != PullState.ANSWER_LOST && !notBefore.pending(now)) {
         Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
         if (permit.isPresent() && permit.get().equals(pull.lease)) {
           send(pull); // resend the very same bytes (same pullId)
@@ -249,11 +262,14 @@ final class PullLoop {
       }
       return;
     }
-    if (notBefore.pending(now) || nextPullAt.pending(now) || !wanted && !nextPullAt.reached(now)) {
+    if (notBefore.pending(now)) {
       return;
     }
     Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
     if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
+      return;
+    }
+    if (hint.holds(permit.get(), now) || !wanted && !hint.reached(now)) {
       return;
     }
     // A settled run's slot is free once its settlement is durable; the reservation lands behind
@@ -276,8 +292,8 @@ final class PullLoop {
     SessionLease lease = permit.get();
     PullRequest request = new PullRequest(lease.generation(), maxRuns, pullId, waitMs);
     wanted = false;
-    nextPullAt.clear();
-    PendingPull reserved = new PendingPull(lease, request, now, h2);
+    hint.clear();
+    PendingPull reserved = new PendingPull(lease, request, now, h2, hint.wakes());
     pull = reserved;
     // The reservation is durable before the request leaves, and with it everything ahead.
     step.add(
@@ -386,13 +402,20 @@ final class PullLoop {
   }
 
   private void abandon(PendingPull p) {
+    String why =
+        state == PullState.ANSWER_LOST
+            ? "pull "
+                + p.request.pullId().value()
+                + " was refused as a client bug after a try whose outcome is unknown, so what it"
+                + " leased can no longer be learned: ending the session so the server reclaims it"
+            : "the answer of long poll "
+                + p.request.pullId().value()
+                + " was lost on h2 and the connection now speaks http/1.1, where its identical"
+                + " resend would block the one connection: ending the session so the server"
+                + " reclaims what it leased";
     close(p);
     abandonedLease = p.lease;
-    listener.pullOutcomeUnrecoverable(
-        "the answer of long poll "
-            + p.request.pullId().value()
-            + " was lost on h2 and the connection now speaks http/1.1, where its identical resend would block"
-            + " the one connection: ending the session so the server reclaims what it leased");
+    listener.pullOutcomeUnrecoverable(why);
   }
 
   private void close(PendingPull p) {
@@ -425,7 +448,9 @@ final class PullLoop {
     }
     backoff.reset();
     if (resp.nextPullAfterMs() > 0) {
-      nextPullAt.set(now + resp.nextPullAfterMs() * NANOS_PER_MS);
+      if (!hint.set(now + resp.nextPullAfterMs() * NANOS_PER_MS, p.lease, p.wakesAtReserve)) {
+        wanted = true; // work was announced after this pull went out
+      }
       return;
     }
     // An empty answer after a real long poll is itself the reason to pull again; an empty answer
@@ -444,16 +469,25 @@ final class PullLoop {
     /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
     final boolean longPoll;
 
+    /** {@link NextPullHint#wakes()} when it was reserved. */
+    final long wakesAtReserve;
+
     /** Some try's outcome was unknown: the server may have applied it (leased offers). */
     boolean mayHaveReachedServer;
 
     CompletableFuture<Answer<PullResponse>> future;
 
-    PendingPull(SessionLease lease, PullRequest request, long sentAt, boolean longPoll) {
+    PendingPull(
+        SessionLease lease,
+        PullRequest request,
+        long sentAt,
+        boolean longPoll,
+        long wakesAtReserve) {
       this.lease = lease;
       this.request = request;
       this.sentAt = sentAt;
       this.longPoll = longPoll;
+      this.wakesAtReserve = wakesAtReserve;
     }
   }
 }

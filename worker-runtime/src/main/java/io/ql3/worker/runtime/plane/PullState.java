@@ -16,6 +16,8 @@ import java.util.Set;
  *                   │
  *   long poll refused on http/1.1 after a try that may have been applied:
  *                BLOCKED_ON_HTTP1 ──resend on h2──▶ ON_THE_WIRE;  ──nothing held: abandoned──▶ IDLE
+ *   refused as a client bug after a try that may have been applied:
+ *                ANSWER_LOST ──nothing held: abandoned; session ended, drain──▶ IDLE
  *
  * IDLE ──the step that applied the answer never queued its records──▶ AWAITING_RESEND
  * </pre>
@@ -34,14 +36,21 @@ enum PullState {
    * A long poll that may have reached the server, whose resend would go out on http/1.1: only an h2
    * connection can learn its answer; abandoned (the session ends) once nothing else is held.
    */
-  BLOCKED_ON_HTTP1;
+  BLOCKED_ON_HTTP1,
+  /**
+   * Refused as a client bug after a try that may have been applied: its answer, and the runs it may
+   * have leased, can no longer be learned and it is never resent; abandoned (the session ends, so
+   * the server reclaims them) once nothing else is held.
+   */
+  ANSWER_LOST;
 
   private static final Map<PullState, Set<PullState>> ALLOWED =
       Map.of(
           IDLE, EnumSet.of(ON_THE_WIRE, AWAITING_RESEND),
-          ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1),
+          ON_THE_WIRE, EnumSet.of(IDLE, AWAITING_RESEND, BLOCKED_ON_HTTP1, ANSWER_LOST),
           AWAITING_RESEND, EnumSet.of(ON_THE_WIRE, IDLE),
-          BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE));
+          BLOCKED_ON_HTTP1, EnumSet.of(ON_THE_WIRE, IDLE),
+          ANSWER_LOST, EnumSet.of(IDLE));
 
   /** Moves to {@code next} when the table allows it; throws otherwise (a bug). */
   PullState to(PullState next) {

@@ -13,7 +13,8 @@ import java.util.Set;
  *   ▲                    │                  │  \
  *   └── refused ◀────────┘                  │   └──▶ DRAINING ──▶ OFFLINE
  *                                           ▼            │
- *                          FENCED / EXPIRED ◀────────────┘  (409, drift, client bug / local lease end)
+ *                          FENCED / EXPIRED ◀────────────┘  (409, drift, a heartbeat or transition
+ *                                                               client bug / local lease end)
  * </pre>
  */
 public enum SessionState {

@@ -126,6 +126,12 @@ class PlaneAnswersTest {
     }
 
     @Override
+    public void pullOutcomeUnrecoverable(String why) {
+      ended = true;
+      events.add("unrecoverable");
+    }
+
+    @Override
     public void runStarted(String runId, long attempt, java.util.OptionalLong pid) {
       events.add("started " + runId);
     }
@@ -532,6 +538,68 @@ class PlaneAnswersTest {
     plane.workAvailable();
     tick();
     assertThat(ingress.pullsSent).as("the server's wake overrides its hint").hasSize(2);
+  }
+
+  /**
+   * A pull refused as a client bug after a try whose outcome is unknown: that lost answer may have
+   * leased runs the agent can never learn of, so once nothing else is held the session ends (and
+   * the server reclaims them); until then the runs held keep their lease.
+   */
+  @Test
+  void aPullRefusedAsAClientBugAfterAnUnknownOutcomeEndsTheSessionOnceNothingIsHeld()
+      throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    ingress.pulls.add(answered(refused(AnswerKind.OUTCOME_UNKNOWN)));
+    ingress.pulls.add(answered(refused(AnswerKind.CLIENT_BUG)));
+    tick(); // the completion (left on the wire) and the pull go out
+    tickUntilPulls(2); // the identical resend, refused
+    tick();
+    assertThat(session.pullsStopped).isTrue();
+    assertThat(events).as("a run is still held").doesNotContain("unrecoverable");
+    assertThat(plane.pullOutstanding()).isTrue();
+    ingress.lastComplete.complete(accepted("done-1"));
+    PlaneHarnessAwait.until(
+        "the session ends once nothing is held",
+        () -> {
+          advance(100);
+          tick();
+          return events.contains("unrecoverable");
+        });
+    assertThat(plane.pullOutstanding()).isFalse();
+    awaitJournal(() -> journal.facts().openPulls().isEmpty());
+    assertThat(ingress.pullsSent).hasSize(2);
+  }
+
+  /** A heartbeat's wake that came after the pull went out makes its answer's hint stale. */
+  @Test
+  void aWakeAfterThePullWentOutOverridesItsAnswersHint() throws Exception {
+    plane();
+    tick(); // the pull on the wire
+    plane.workAvailable();
+    ingress.lastPull.complete(
+        Answer.success(new PullResponse(7, 120_000, List.of(), ingress.pullsSent.get(0).pullId())));
+    tick();
+    assertThat(ingress.pullsSent).hasSize(2);
+  }
+
+  /** A hint holds for the session whose pull it answered, not for the next one. */
+  @Test
+  void aHintOfAnEndedSessionDoesNotHoldForTheNextOne() throws Exception {
+    seedPendingCompletion("done-1");
+    plane();
+    tick(); // the completion and a pull on the wire
+    ingress.lastPull.complete(
+        Answer.success(new PullResponse(7, 120_000, List.of(), ingress.pullsSent.get(0).pullId())));
+    tick(); // a hint for this session
+    lease = new SessionLease(ids.nextSessionId(), 8); // a new session (the fake gate's permit)
+    ingress.lastComplete.complete(accepted("done-1"));
+    for (int i = 0; i < 50 && ingress.pullsSent.size() < 2; i++) {
+      advance(100);
+      tick();
+    }
+    assertThat(ingress.pullsSent).as("pulled under the new session before the old hint").hasSize(2);
+    assertThat(ingress.pullsSent.get(1).generation()).isEqualTo(8);
   }
 
   /** Without a wake, the next pull goes out once the hint's time is reached. */

@@ -29,7 +29,9 @@ class PullStateTest {
             "AWAITING_RESEND->ON_THE_WIRE",
             "AWAITING_RESEND->IDLE",
             "BLOCKED_ON_HTTP1->ON_THE_WIRE",
-            "BLOCKED_ON_HTTP1->IDLE");
+            "BLOCKED_ON_HTTP1->IDLE",
+            "ON_THE_WIRE->ANSWER_LOST",
+            "ANSWER_LOST->IDLE");
   }
 
   @Test

@@ -457,8 +457,8 @@ class SessionCoordinatorTest {
 
   /**
    * What the execution plane reports (a refused or drifting pull/complete, a lost long poll that
-   * cannot be recovered) stops pulling at once: a client bug or drift fails the session closed, a
-   * credential rejection suspends it; a failed-closed session is never heartbeated again.
+   * cannot be recovered) stops pulling at once: a drift fails the session closed, a credential
+   * rejection suspends it; a failed-closed session is never heartbeated again.
    */
   @Test
   void executionRefusalsStopPullingAtOnce() throws Exception {
