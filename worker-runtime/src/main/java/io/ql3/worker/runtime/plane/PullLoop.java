@@ -368,25 +368,10 @@ final class PullLoop {
 
   /**
    * A long poll (chosen on h2) whose next try would go out on http/1.1, where the transport refused
-   * it unsent. Contract ql3w-v1.md: on http/1.1 {@code waitMs} must never delay a due heartbeat nor
-   * a pending completion by more than one cadence period (section 1, lines 15-21); a try after an
-   * unknown outcome resends the identical bytes (section 3, lines 75-76; section 6, line 265), so
-   * the {@code waitMs} of a sent pullId cannot be shortened; and a replay whose original answer
-   * held no offers is a fresh pull (section 5, lines 180-182), which the server may park for the
-   * whole {@code waitMs}. Hence:
-   *
-   * <ul>
-   *   <li>no try of it can have reached the server: its pullId is retired (reservation closed) and
-   *       a pull sized for http/1.1 replaces it at once;
-   *   <li>otherwise its answer, and the runs it may have leased, can only be learned on h2: no
-   *       other pull under this session (its slots may be taken by those runs), the resend keeps
-   *       trying (it goes out if the connection speaks h2 again), and once no run of the session is
-   *       running or waiting for delivery the pull is given up and the session ends ({@link
-   *       PlaneListener#pullOutcomeUnrecoverable}); the next register fences it (lines 129-130) and
-   *       the server puts whatever the lost answer leased back in its queue, as after a restart
-   *       with an open reservation. Section 7 rule 4 (lines 287-289) holds: the new session waits
-   *       for every run of the old one to settle.
-   * </ul>
+   * it unsent: when no try of it can have reached the server, a pull sized for http/1.1 replaces it
+   * at once; otherwise only h2 can learn its answer ({@code BLOCKED_ON_HTTP1}), and once nothing
+   * else is held the session ends so that the server reclaims what that answer leased. The
+   * contract's reasons, line by line: docs/runtime.md, "A long poll never goes out on http/1.1".
    */
   private void onHttp1Connection(long now, PendingPull p) {
     if (!p.mayHaveReachedServer) {
@@ -458,36 +443,6 @@ final class PullLoop {
     long heldMs = (now - p.sentAt) / NANOS_PER_MS;
     if (p.request.waitMs() > 0 && heldMs * 2 >= p.request.waitMs()) {
       wanted = true;
-    }
-  }
-
-  private static final class PendingPull {
-    final SessionLease lease;
-    final PullRequest request;
-    final long sentAt;
-
-    /** Chosen for h2 (a parked wait): every try of it goes out only on h2. */
-    final boolean longPoll;
-
-    /** {@link NextPullHint#wakes()} when it was reserved. */
-    final long wakesAtReserve;
-
-    /** Some try's outcome was unknown: the server may have applied it (leased offers). */
-    boolean mayHaveReachedServer;
-
-    CompletableFuture<Answer<PullResponse>> future;
-
-    PendingPull(
-        SessionLease lease,
-        PullRequest request,
-        long sentAt,
-        boolean longPoll,
-        long wakesAtReserve) {
-      this.lease = lease;
-      this.request = request;
-      this.sentAt = sentAt;
-      this.longPoll = longPoll;
-      this.wakesAtReserve = wakesAtReserve;
     }
   }
 }
