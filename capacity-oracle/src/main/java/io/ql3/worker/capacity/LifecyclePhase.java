@@ -8,6 +8,11 @@ public enum LifecyclePhase {
   REGISTERING,
   /** The session is active and usable (not fenced, lease not expired). */
   ACTIVE,
+  /**
+   * The session is active but takes no new work: a pull or a completion of it was refused as a
+   * client bug (contract section 6: stop pulling).
+   */
+  PULLS_STOPPED,
   DRAINING,
   OFFLINE,
   /** The journal needs an operator. */

@@ -281,7 +281,7 @@ final class AgentStep {
     }
     return switch (session.state()) {
       case REGISTERING -> LifecyclePhase.REGISTERING;
-      case ACTIVE -> LifecyclePhase.ACTIVE;
+      case ACTIVE -> session.pullsStopped() ? LifecyclePhase.PULLS_STOPPED : LifecyclePhase.ACTIVE;
       case DRAINING -> LifecyclePhase.DRAINING;
       case OFFLINE -> LifecyclePhase.OFFLINE;
       default -> LifecyclePhase.NO_USABLE_SESSION;

@@ -8,6 +8,7 @@ import io.ql3.worker.controlplane.state.Settings;
 import io.ql3.worker.controlplane.state.Views;
 import io.ql3.worker.journal.JournalInspector;
 import io.ql3.worker.journal.Settlement;
+import io.ql3.worker.runtime.status.StatusFile;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -78,6 +79,40 @@ class SectionSixClarificationsTest {
       assertThat(facts.recentCompletion(run, 1))
           .get()
           .satisfies(f -> assertThat(f.settlement()).isEqualTo(Settlement.UNDELIVERABLE));
+    }
+  }
+
+  /**
+   * A pull refused 400 stops pulling and only that: the one session keeps heartbeating (so the runs
+   * it holds keep their lease), publishes and shows no free slot, leaves queued work alone, and
+   * still drains offline with exit 0.
+   */
+  @Test
+  void aPullRefused400StopsPullingWhileTheSessionHeartbeatsOnAndDrainsOffline() throws Exception {
+    try (ControlPlaneFixture cp =
+        new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1, FIVE_SECOND_HEARTBEATS, false)) {
+      cp.server.faults().add("pull", Fault.Action.ERROR, 400, "contract_violation", 0, 0, 1);
+      Path config = cp.agentConfig("");
+      try (InProcessAgent agent = InProcessAgent.start(config)) {
+        agent.awaitOutput(
+            "level=error event=execution.refused operation=pull", Duration.ofSeconds(60));
+        String run = cp.submit(1, "noop", "{}").get(0);
+        long version = cp.sessions().get(0).version();
+        ControlPlaneFixture.await(
+            "two more heartbeats accepted",
+            Duration.ofSeconds(60),
+            () -> cp.sessions().get(0).version() >= version + 2);
+        assertThat(cp.sessions()).as(agent.output()).hasSize(1);
+        assertThat(cp.sessions().get(0).fenced()).isFalse();
+        assertThat(cp.sessions().get(0).status()).isEqualTo("active");
+        assertThat(cp.completed(List.of(run))).as("queued work is left alone").isFalse();
+        var status = StatusFile.read(config.resolveSibling("status.json"));
+        assertThat(status.get("sessionState")).isEqualTo("active");
+        assertThat(String.valueOf(status.get("availableSlots"))).isEqualTo("0");
+        assertThat(status.get("capacityLimitedBy")).isEqualTo("lifecycle");
+        assertThat(agent.shutdown(Duration.ofSeconds(60))).as(agent.output()).isEqualTo(0);
+        assertThat(cp.sessions().get(0).status()).isEqualTo("offline");
+      }
     }
   }
 

@@ -314,6 +314,11 @@ public final class SessionCoordinator {
     return Optional.of(new SessionLease(s.sessionId, s.generation));
   }
 
+  /** True when a pull or completion of this session was refused as a client bug: no more pulls. */
+  public boolean pullsStopped() {
+    return s.pullsStopped;
+  }
+
   /** The current or last session id; empty before the first register. */
   public Optional<SessionId> sessionId() {
     return Optional.ofNullable(s.sessionId);

@@ -366,6 +366,7 @@ class SessionAnswersTest {
     coordinator.executionAnswered(op, refused(AnswerKind.CLIENT_BUG));
     assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
     assertThat(coordinator.pullPermit(now)).isEmpty();
+    assertThat(coordinator.pullsStopped()).isTrue();
     client.script.add(heartbeatAccepted(2));
     advance(H);
     coordinator.tick(now);
