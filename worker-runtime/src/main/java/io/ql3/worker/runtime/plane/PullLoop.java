@@ -262,14 +262,11 @@ final class PullLoop {
       }
       return;
     }
-    if (notBefore.pending(now)) {
-      return;
+    if (notBefore.pending(now) || !wanted && !hint.reached(now)) {
+      return; // no reason to pull: the permit is not even read (every step of a busy agent)
     }
     Optional<SessionLease> permit = gate.permit(now); // read now: this step may have fenced it
-    if (permit.isEmpty() || permit.get().equals(abandonedLease)) {
-      return;
-    }
-    if (hint.holds(permit.get(), now) || !wanted && !hint.reached(now)) {
+    if (permit.isEmpty() || permit.get().equals(abandonedLease) || hint.holds(permit.get(), now)) {
       return;
     }
     // A settled run's slot is free once its settlement is durable; the reservation lands behind
