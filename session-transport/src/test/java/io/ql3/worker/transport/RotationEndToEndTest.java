@@ -111,9 +111,7 @@ class RotationEndToEndTest {
     }
   }
 
-  /**
-   * Defect 10: a refused newest set is not stuck to: it is tried again after five backoff bounds.
-   */
+  /** A refused newest set is not stuck to: it is tried again after five backoff bounds. */
   @Test
   void aRefusedNewestSetIsTriedAgainOnASchedule() throws Exception {
     Fixture f = new Fixture(tmp);

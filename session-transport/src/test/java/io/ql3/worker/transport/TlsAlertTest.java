@@ -46,9 +46,9 @@ class TlsAlertTest {
   }
 
   /**
-   * Defect 10: an on-path attacker answers the ClientHello with a plaintext fatal {@code
-   * bad_certificate} alert. The server never proved its identity: a TLS failure, not a refusal of
-   * our certificate (which would make a client fall back to older credentials).
+   * An on-path attacker answers the ClientHello with a plaintext fatal {@code bad_certificate}
+   * alert. The server never proved its identity: a TLS failure, not a refusal of our certificate
+   * (which would make a client fall back to older credentials).
    */
   @Test
   void aPlaintextAlertBeforeTheServerProvedItselfIsATlsFailure() throws Exception {
@@ -87,10 +87,7 @@ class TlsAlertTest {
     }
   }
 
-  /**
-   * Defect 9: a refusal that reaches a request already written is a TLS failure of it: outcome
-   * unknown.
-   */
+  /** A refusal that reaches a request already written is a TLS failure of it: outcome unknown. */
   @Test
   void aRefusalAfterTheRequestWasWrittenIsOutcomeUnknown() throws Exception {
     SentRequest req =
@@ -119,9 +116,9 @@ class TlsAlertTest {
   }
 
   /**
-   * Defect 9 end to end: after a refusal, the next h2 connection sends nothing before the server's
-   * SETTINGS prove it accepted us, so a repeated refusal is credentials rejected, unsent, and the
-   * server saw no request.
+   * End to end: after a refusal, the next h2 connection sends nothing before the server's SETTINGS
+   * prove it accepted us, so a repeated refusal is credentials rejected, unsent, and the server saw
+   * no request.
    */
   @Test
   void afterARefusalTheNextRequestIsHeldUntilTheServerAcceptsUs() throws Exception {
@@ -149,8 +146,8 @@ class TlsAlertTest {
   }
 
   /**
-   * Defect 6: a refused certificate puts the connection in a long backoff; a credential change
-   * reconnects at once ("at once when a credential file changes" holds at the socket too).
+   * A refused certificate puts the connection in a long backoff; a credential change reconnects at
+   * once ("at once when a credential file changes" holds at the socket too).
    */
   @Test
   void aCredentialChangeReconnectsAtOnceWhateverTheBackoff() throws Exception {
@@ -175,10 +172,7 @@ class TlsAlertTest {
     }
   }
 
-  /**
-   * Defect 10: the set a refused rotation falls back to has the older keys and the newest trust
-   * bundle.
-   */
+  /** The set a refused rotation falls back to has the older keys and the newest trust bundle. */
   @Test
   void aFallbackKeepsTheNewestTrustBundle() throws Exception {
     Fixture f = new Fixture(tmp);

@@ -84,6 +84,25 @@ final class InProcessAgent implements AutoCloseable {
     }
   }
 
+  /** Waits until {@code later} occurs in the log after the first {@code earlier}. */
+  void awaitOutputAfter(String earlier, String later, Duration timeout)
+      throws InterruptedException {
+    ControlPlaneFixture.await(
+        "agent output '" + later + "' after '" + earlier + "'",
+        timeout,
+        () -> indexAfter(earlier, later) >= 0 || exit.isDone());
+    if (indexAfter(earlier, later) < 0) {
+      throw new AssertionError(
+          "agent stopped before '" + later + "' after '" + earlier + "':\n" + output());
+    }
+  }
+
+  private int indexAfter(String earlier, String later) {
+    String out = output();
+    int first = out.indexOf(earlier);
+    return first < 0 ? -1 : out.indexOf(later, first + earlier.length());
+  }
+
   /** How many times {@code text} occurs in the log. */
   int count(String text) {
     String out = output();

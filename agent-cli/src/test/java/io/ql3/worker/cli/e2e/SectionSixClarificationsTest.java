@@ -117,8 +117,8 @@ class SectionSixClarificationsTest {
   }
 
   /**
-   * Defect 5: SIGTERM while registering with the ingress unreachable: a register that never left
-   * holds nothing, so the drain has nothing to wait for; the agent says so and exits 0.
+   * SIGTERM while registering with the ingress unreachable: a register that never left holds
+   * nothing, so the drain has nothing to wait for; the agent says so and exits 0.
    */
   @Test
   void aShutdownWhileRegisteringWithTheIngressUnreachableExitsZero() throws Exception {

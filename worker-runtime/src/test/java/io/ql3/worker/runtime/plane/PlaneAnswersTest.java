@@ -238,8 +238,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 1: a completion answer that suspends the session (credentials refused) stops a pull that
-   * the same step would send later: the permit is read when the pull is sent.
+   * A completion answer that suspends the session (credentials refused) stops a pull that the same
+   * step would send later: the permit is read when the pull is sent.
    */
   @Test
   void aCompletionAnswerThatSuspendsTheSessionStopsAPullLaterInTheSameStep() throws Exception {
@@ -255,8 +255,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 1: a pull answer harvested in the same step as a fence (a drifting completion answer) is
-   * not executed: its offers are completed as never started.
+   * A pull answer harvested in the same step as a fence (a drifting completion answer) is not
+   * executed: its offers are completed as never started.
    */
   @Test
   void aPullAnswerHarvestedInTheStepOfAFenceIsCompletedNotStarted() throws Exception {
@@ -309,9 +309,9 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 2: a pull whose outcome is unknown, then refused for its credentials, keeps its pullId:
-   * once the session is active again the identical pull is resent, so the runs the lost answer
-   * leased are replayed.
+   * A pull whose outcome is unknown, then refused for its credentials, keeps its pullId: once the
+   * session is active again the identical pull is resent, so the runs the lost answer leased are
+   * replayed.
    */
   @Test
   void aPullWhoseOutcomeIsUnknownKeepsItsPullIdThroughACredentialRefusal() throws Exception {
@@ -331,7 +331,7 @@ class PlaneAnswersTest {
     assertThat(journal.facts().openPulls()).hasSize(1);
   }
 
-  /** Defect 11: a retry-after of a day on a pull is capped at 60 s. */
+  /** A retry-after of a day on a pull is capped at 60 s. */
   @Test
   void aRetryAfterOfADayOnAPullIsCappedAtOneMinute() throws Exception {
     plane();
@@ -356,8 +356,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 11: a 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not
-   * held for a day).
+   * A 429 with a retry-after of a day on a completion is capped at 60 s (a drain is not held for a
+   * day).
    */
   @Test
   void aRetryAfterOfADayOnACompletionIsCappedAtOneMinute() throws Exception {
@@ -387,8 +387,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 12: a pull future that completed exceptionally (an error thrown while its answer was
-   * read) is a handled outcome: the step does not throw, and the same pull is tried again.
+   * A pull future that completed exceptionally (an error thrown while its answer was read) is a
+   * handled outcome: the step does not throw, and the same pull is tried again.
    */
   @Test
   void anExceptionallyCompletedPullFutureIsAHandledOutcome() throws Exception {
@@ -401,8 +401,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 13: offers that are always rejected do not make the plane re-pull back to back (one
-   * journal force per round): the next pull waits a backoff.
+   * Offers that are always rejected do not make the plane re-pull back to back (one journal force
+   * per round): the next pull waits a backoff.
    */
   @Test
   void offersThatAreAlwaysRejectedBackOff() throws Exception {
@@ -432,8 +432,8 @@ class PlaneAnswersTest {
   }
 
   /**
-   * Defect 14: an executor whose prepare throws a RuntimeException fails that offer only: the runs
-   * prepared before it are launched (not leaked), the pull is closed, not resent.
+   * An executor whose prepare throws a RuntimeException fails that offer only: the runs prepared
+   * before it are launched (not leaked), the pull is closed, not resent.
    */
   @Test
   void anExecutorThatThrowsWhilePreparingFailsThatOfferOnly() throws Exception {
@@ -460,9 +460,7 @@ class PlaneAnswersTest {
     assertThat(boom.result().failure().code()).isEqualTo("executor_error");
   }
 
-  /**
-   * Defect 8: a completion refused with a 409 session code is settled undeliverable, not retried.
-   */
+  /** A completion refused with a 409 session code is settled undeliverable, not retried. */
   @Test
   void aCompletionRefusedWithASessionCodeIsSettledUndeliverable() throws Exception {
     seedPendingCompletion("done-1");

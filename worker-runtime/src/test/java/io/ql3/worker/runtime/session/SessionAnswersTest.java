@@ -204,9 +204,9 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 2: a heartbeat whose outcome is unknown, then refused for its credentials, is resent
-   * with the identical bytes (not rebuilt with other slots): the lost try may have been applied,
-   * and different bytes would be a needless version_conflict fence.
+   * A heartbeat whose outcome is unknown, then refused for its credentials, is resent with the
+   * identical bytes (not rebuilt with other slots): the lost try may have been applied, and
+   * different bytes would be a needless version_conflict fence.
    */
   @Test
   void aHeartbeatWhoseOutcomeIsUnknownKeepsItsBytesThroughACredentialRefusal() {
@@ -247,8 +247,8 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 7: the local lease runs from the send time of the try that was sent, not from an earlier
-   * try that never left the client.
+   * The local lease runs from the send time of the try that was sent, not from an earlier try that
+   * never left the client.
    */
   @Test
   void theLeaseRunsFromTheTryThatWasSentNotFromAnUnsentOne() {
@@ -270,7 +270,7 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 11: a retry-after of a day on a heartbeat is capped at the heartbeat interval (section 6
+   * A retry-after of a day on a heartbeat is capped at the heartbeat interval (section 6
    * clarifications), so one load balancer 503 cannot silence the session past its lease.
    */
   @Test
@@ -313,8 +313,8 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 5: SIGTERM while registering with the ingress unreachable: a register that never left
-   * holds nothing, so drain has nothing to wait for; the session ends with no session held.
+   * SIGTERM while registering with the ingress unreachable: a register that never left holds
+   * nothing, so drain has nothing to wait for; the session ends with no session held.
    */
   @Test
   void shutdownWhileRegisteringUnreachableEndsWithNoSessionHeld() {
@@ -331,8 +331,8 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 5, a register on the wire: it is awaited (its deadline bounds it); a failed try ends it,
-   * no resend.
+   * SIGTERM with a register on the wire: it is awaited (its deadline bounds it); a failed try ends
+   * it, no resend.
    */
   @Test
   void shutdownWhileARegisterIsOnTheWireEndsWhenItsTryFails() {
@@ -351,10 +351,9 @@ class SessionAnswersTest {
   }
 
   /**
-   * Defect 8, and the same for a pull: a completion or a pull refused as a client bug stops pulling
-   * for the rest of the session, and only that: the session is kept, its heartbeats (advertising no
-   * slot it will not pull) keep the lease of the runs it holds, and a drain still ends offline;
-   * only a 409 ends it.
+   * A completion or a pull refused as a client bug stops pulling for the rest of the session, and
+   * only that: the session is kept, its heartbeats (advertising no slot it will not pull) keep the
+   * lease of the runs it holds, and a drain still ends offline; only a 409 ends it.
    */
   @ParameterizedTest
   @EnumSource(

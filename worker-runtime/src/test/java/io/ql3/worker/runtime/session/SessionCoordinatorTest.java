@@ -386,9 +386,9 @@ class SessionCoordinatorTest {
   }
 
   /**
-   * Review fix (5): a credential change retries at once in ANY state whose credentials were
-   * refused, draining included (it used to wake only a SUSPENDED session: a draining one waited a
-   * whole heartbeat interval).
+   * A credential change retries at once in ANY state whose credentials were refused, draining
+   * included (it used to wake only a SUSPENDED session: a draining one waited a whole heartbeat
+   * interval).
    */
   @Test
   void aCredentialChangeRetriesARefusedDrainingHeartbeatAtOnce() throws Exception {
@@ -421,9 +421,9 @@ class SessionCoordinatorTest {
   }
 
   /**
-   * Review fix (5), second half: a credential change does not override a server's retry-after
-   * (section 6, 429/503): the refused session retries at once, but once the server said "come back
-   * in 7 s", a further credential change does not bring the request earlier.
+   * A credential change does not override a server's retry-after (section 6, 429/503): the refused
+   * session retries at once, but once the server said "come back in 7 s", a further credential
+   * change does not bring the request earlier.
    */
   @Test
   void aCredentialChangeDoesNotOverrideAServersRetryAfter() throws Exception {

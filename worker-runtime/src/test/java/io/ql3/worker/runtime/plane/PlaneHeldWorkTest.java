@@ -12,11 +12,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Regression tests for last session's review fixes that live in the execution plane, against the
- * real reference control plane (h2), the real transport and the real journal; the plane is driven
- * by hand with the permit the session coordinator would give.
+ * What the execution plane does with the work it holds when a request is suspended or refused: an
+ * outcome-unknown pull survives a suspension, a drifting or refused completion is neither lost nor
+ * resent forever. Against the real reference control plane (h2), the real transport and the real
+ * journal; the plane is driven by hand with the permit the session coordinator would give.
  */
-class PlaneReviewFixesTest {
+class PlaneHeldWorkTest {
   @TempDir Path dir;
   PlaneHarness h;
   SessionLease lease;
@@ -35,9 +36,9 @@ class PlaneReviewFixesTest {
   }
 
   /**
-   * Fix (2): a merely suspended session (credentials refused: no permit, session not ended) keeps
-   * its outcome-unknown pull, and once active again resends the SAME pullId, so the server replays
-   * the offer it leased; the run executes exactly once.
+   * A merely suspended session (credentials refused: no permit, session not ended) keeps its
+   * outcome-unknown pull, and once active again resends the SAME pullId, so the server replays the
+   * offer it leased; the run executes exactly once.
    */
   @Test
   void aSuspendedSessionKeepsItsOutcomeUnknownPullAndResendsTheSamePullId() throws Exception {
@@ -93,7 +94,7 @@ class PlaneReviewFixesTest {
   }
 
   /**
-   * Defect 8: a completion refused 400 (a client bug) cannot succeed by resending: it is settled as
+   * A completion refused 400 (a client bug) cannot succeed by resending: it is settled as
    * undeliverable in the journal (section 6 clarifications), the session stops pulling, and nothing
    * is left to hold a drain or the next register.
    */
