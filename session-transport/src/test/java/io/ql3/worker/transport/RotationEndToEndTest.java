@@ -117,7 +117,9 @@ class RotationEndToEndTest {
     Fixture f = new Fixture(tmp);
     TestPki.Issued otherCa = TestPki.rootCa("second client CA");
     Files.writeString(f.creds.files().trustBundle(), TestPki.pem(f.ca.cert(), otherCa.cert()));
-    Duration bound = Duration.ofMillis(100); // tried again after 5 x 100 ms
+    // Tried again after 5 x 400 ms: the window the fallback heartbeat (a reconnect and a
+    // handshake) must fall into, wide enough for a loaded machine.
+    Duration bound = Duration.ofMillis(400);
     try (TestServer server = f.serverBuilder().responder(Fixture::vectorAnswer).start();
         IngressClient client =
             f.client(server, Fixture.settings().withBackoff(Duration.ofMillis(20), bound))) {

@@ -105,15 +105,20 @@ final class ControlPlaneFixture implements AutoCloseable {
     }
   }
 
-  /** Connections of the worker, open and recently closed, oldest first. */
+  /**
+   * Connections of the worker, open and recently closed, oldest first. The open ones are read
+   * first: one that closes between the two reads is then in both, and counted once.
+   */
   List<io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView> connections() {
-    return java.util.stream.Stream.concat(
-            server.connections().recentlyClosed().stream(), server.connections().open().stream())
+    var open = server.connections().open();
+    var closed = server.connections().recentlyClosed();
+    var byId =
+        new java.util.TreeMap<
+            Long, io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView>();
+    java.util.stream.Stream.concat(open.stream(), closed.stream())
         .filter(c -> WORKER.equals(c.workerId()))
-        .sorted(
-            java.util.Comparator.comparingLong(
-                io.ql3.worker.controlplane.ingress.ConnectionRegistry.ConnectionView::id))
-        .toList();
+        .forEach(c -> byId.put(c.id(), c));
+    return List.copyOf(byId.values());
   }
 
   /** Answered requests of one operation (any status) so far. */

@@ -59,6 +59,11 @@ class SystemdNotifyTest {
         assertThat(systemd.indexOf("STOPPING=1")).isEqualTo(-1);
 
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
+        // The agent has sent it; the socket records it when its own thread reads it.
+        ControlPlaneFixture.await(
+            "STOPPING=1 read by the notify socket",
+            Duration.ofSeconds(30),
+            () -> systemd.indexOf("STOPPING=1") >= 0);
         int stopping = systemd.indexOf("STOPPING=1");
         assertThat(stopping)
             .as(systemd.datagrams().toString())

@@ -190,17 +190,18 @@ class ProcessExecutorTest {
 
   @Test
   void timeoutTerminatesTheGroupAndFailsTransient() throws Exception {
-    ExecutionContext ctx = context("timeout-1", Duration.ofMillis(300), new CancellationSignal());
+    // The timeout is armed before the spawn: long enough for the echo on a loaded machine.
+    ExecutionContext ctx = context("timeout-1", Duration.ofMillis(2000), new CancellationSignal());
     ExecutionResult r = run(executor(), sh("echo started; sleep 30; echo never"), ctx);
     assertThat(r.outcome()).isEqualTo(Outcome.FAILED);
     assertThat(r.failure().category()).isEqualTo(FailureCategory.TRANSIENT);
     assertThat(r.failure().code()).isEqualTo("task_timeout");
     assertThat(r.failure().message())
-        .contains("300 ms")
+        .contains("2000 ms")
         .contains("SIGTERM")
         .doesNotContain("SIGKILL");
     assertThat(r.exitCode()).as("terminated by SIGTERM: no exit status").isNull();
-    assertThat(r.durationMs()).isGreaterThanOrEqualTo(300);
+    assertThat(r.durationMs()).isGreaterThanOrEqualTo(2000);
     assertThat(r.outputTail()).isEqualTo("started\n");
   }
 
@@ -396,7 +397,8 @@ class ProcessExecutorTest {
   void aProcessThatLeavesTheGroupDoesNotHoldTheResultPastTheDrainTimeout() throws Exception {
     Path escapee = tmp.resolve("escapee.pid");
     ProcessExecutor ex =
-        executor(ProcessExecutorSettings.defaults().withOutputDrainTimeout(Duration.ofMillis(300)));
+        executor(
+            ProcessExecutorSettings.defaults().withOutputDrainTimeout(Duration.ofMillis(2000)));
     ExecutionContext ctx = context("escape-1");
     // setsid gives the grandchild a session and group of its own: out of the run's reach (a
     // documented limit), and it keeps the output pipe open.

@@ -375,7 +375,8 @@ class RunIsolationTest {
     for (String how : List.of("exit", "cancel", "timeout")) {
       Path pidFile = state.resolve("daemon-" + how);
       CancellationSignal signal = new CancellationSignal();
-      Duration timeout = how.equals("timeout") ? Duration.ofMillis(1500) : Duration.ofMinutes(1);
+      // Long enough for setpriv, setsid and the double fork to write the pid file before it fires.
+      Duration timeout = how.equals("timeout") ? Duration.ofMillis(4000) : Duration.ofMinutes(1);
       String tail = how.equals("exit") ? "exit 0" : "sleep 300";
       Files.createFile(pidFile);
       Files.setAttribute(pidFile, "unix:mode", 0666);
