@@ -57,16 +57,7 @@ final class ConnectCheck {
                 .proxy()
                 .map(p -> p + " (HTTP CONNECT; from " + route.source() + ")")
                 .orElse(route.source()));
-    TransportSettings defaults = TransportSettings.defaults(BuildInfo.load().version());
-    TransportSettings settings =
-        new TransportSettings(
-            ingress.connectTimeout(),
-            defaults.handshakeTimeout(),
-            defaults.responseTimeout(),
-            defaults.backoffMin(),
-            defaults.backoffMax(),
-            defaults.userAgentVersion(),
-            route.proxy().orElse(null));
+    TransportSettings settings = route.transportSettings(ingress, BuildInfo.load().version());
     IngressClient client;
     try {
       client =

@@ -72,6 +72,11 @@ public record TransportSettings(
         connectTimeout, handshakeTimeout, responseTimeout, min, max, userAgentVersion, proxy);
   }
 
+  public TransportSettings withConnectTimeout(Duration d) {
+    return new TransportSettings(
+        d, handshakeTimeout, responseTimeout, backoffMin, backoffMax, userAgentVersion, proxy);
+  }
+
   public TransportSettings withHandshakeTimeout(Duration d) {
     return new TransportSettings(
         connectTimeout, d, responseTimeout, backoffMin, backoffMax, userAgentVersion, proxy);

@@ -179,6 +179,7 @@ final class AgentParts {
         log.error("config.invalid", "key", "HTTPS_PROXY", "problem", e.getMessage());
         return ExitCode.CONFIG.code();
       }
+      TransportSettings transport = route.transportSettings(config.ingress(), build.version());
       log.info(
           "ingress.route",
           "ingress",
@@ -186,11 +187,9 @@ final class AgentParts {
           "proxy",
           route.proxy().map(Object::toString).orElse("none"),
           "source",
-          route.source());
-      TransportSettings transport =
-          TransportSettings.defaults(build.version())
-              .withResponseTimeout(Duration.ofSeconds(30))
-              .withProxy(route.proxy().orElse(null));
+          route.source(),
+          "connect_timeout_ms",
+          transport.connectTimeout().toMillis());
       client =
           IngressClient.open(
               new IngressEndpoint(config.ingress().host(), config.ingress().port()),

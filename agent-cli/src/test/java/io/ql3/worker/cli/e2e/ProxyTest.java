@@ -41,6 +41,10 @@ class ProxyTest {
         TinyProxy proxy = new TinyProxy(dir.resolve("proxy"))) {
       int ingressPort = cp.server.ingressAddress().getPort();
       Path config = withProxyKey(cp.agentConfig(""), proxy.url());
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("[ingress]\n", "[ingress]\nconnect-timeout-ms = 7000\n"));
       AgentProcess agent = AgentProcess.start(config, "edge", dir.resolve("agent.log"));
       try {
         ControlPlaneFixture.await(
@@ -53,7 +57,9 @@ class ProxyTest {
         assertThat(agent.output())
             .contains("event=ingress.route")
             .contains("proxy=" + proxy.url())
-            .contains("source=ingress.proxy");
+            .contains("source=ingress.proxy")
+            .as("the configured connect timeout is the one in force")
+            .contains("connect_timeout_ms=7000");
         assertThat(connects(proxy, ingressPort)).as(proxy.logText()).isNotEmpty();
         assertThat(cp.connections()).hasSize(1); // still one connection, through the tunnel
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();

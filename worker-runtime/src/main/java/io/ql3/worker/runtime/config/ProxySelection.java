@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime.config;
 
 import io.ql3.worker.transport.HttpProxy;
+import io.ql3.worker.transport.TransportSettings;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
@@ -18,6 +19,17 @@ import java.util.Optional;
  * @param source where it came from ({@code ingress.proxy}, {@code HTTPS_PROXY}, …, or why none)
  */
 public record ProxySelection(Optional<HttpProxy> proxy, String source) {
+  /**
+   * The connection's settings on this route, the same for {@code run} and {@code check --connect}:
+   * the configured {@code ingress.connect-timeout-ms}, this proxy, the transport's defaults for the
+   * rest.
+   */
+  public TransportSettings transportSettings(AgentConfig.Ingress ingress, String userAgentVersion) {
+    return TransportSettings.defaults(userAgentVersion)
+        .withConnectTimeout(ingress.connectTimeout())
+        .withProxy(proxy.orElse(null));
+  }
+
   public static ProxySelection select(AgentConfig config, Map<String, String> env)
       throws ConfigException {
     AgentConfig.Ingress ingress = config.ingress();

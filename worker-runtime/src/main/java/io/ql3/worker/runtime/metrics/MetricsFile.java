@@ -21,7 +21,7 @@ public final class MetricsFile {
   private final AtomicFile file;
 
   public MetricsFile(Path path) {
-    this.file = new AtomicFile(path, false);
+    this.file = new AtomicFile(path, false, AtomicFile.Readers.ANYONE);
   }
 
   public Path path() {

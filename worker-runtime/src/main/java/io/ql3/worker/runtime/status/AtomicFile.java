@@ -23,20 +23,34 @@ import java.util.Set;
  * seconds and an fsync each time would wear the flash storage of small devices for nothing.
  */
 public final class AtomicFile {
-  private static final Set<PosixFilePermission> MODE_0640 =
-      PosixFilePermissions.fromString("rw-r-----");
   private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
+
+  /** Who may read the file besides the agent's own user. */
+  public enum Readers {
+    /** Mode 0640: the agent's group, not a run (the status file). */
+    AGENT_GROUP("rw-r-----"),
+    /** Mode 0644: anyone (the metrics file, which holds no secret, for node_exporter). */
+    ANYONE("rw-r--r--");
+
+    private final Set<PosixFilePermission> mode;
+
+    Readers(String mode) {
+      this.mode = PosixFilePermissions.fromString(mode);
+    }
+  }
 
   private final Path target;
   private final boolean durable;
+  private final Readers readers;
 
-  /** A durable atomic file. */
+  /** A durable atomic file the agent's group may read. */
   public AtomicFile(Path target) {
-    this(target, true);
+    this(target, true, Readers.AGENT_GROUP);
   }
 
-  public AtomicFile(Path target, boolean durable) {
+  public AtomicFile(Path target, boolean durable, Readers readers) {
     this.durable = durable;
+    this.readers = readers;
     this.target = target.toAbsolutePath();
   }
 
@@ -45,9 +59,9 @@ public final class AtomicFile {
   }
 
   /**
-   * Writes {@code content} as the new file content (mode 0640: the agent's user and group, not a
-   * run). The temporary file has an unpredictable name and is created new without following a link,
-   * so nobody can plant a file or a symlink at its name.
+   * Writes {@code content} as the new file content, with the mode of its {@link Readers}. The
+   * temporary file has an unpredictable name and is created new without following a link, so nobody
+   * can plant a file or a symlink at its name.
    */
   public void replace(byte[] content) throws IOException {
     Path temp =
@@ -77,7 +91,7 @@ public final class AtomicFile {
       }
     }
     try {
-      Files.setPosixFilePermissions(temp, MODE_0640);
+      Files.setPosixFilePermissions(temp, readers.mode);
     } catch (UnsupportedOperationException ignored) {
       // Not a POSIX file system: keep the default mode.
     }

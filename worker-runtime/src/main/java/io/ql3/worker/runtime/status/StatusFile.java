@@ -26,7 +26,7 @@ public final class StatusFile {
   private final AtomicFile file;
 
   public StatusFile(Path path) {
-    this.file = new AtomicFile(path, false);
+    this.file = new AtomicFile(path, false, AtomicFile.Readers.AGENT_GROUP);
   }
 
   public Path path() {

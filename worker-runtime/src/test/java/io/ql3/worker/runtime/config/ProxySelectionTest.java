@@ -76,4 +76,15 @@ class ProxySelectionTest {
         .isInstanceOf(IllegalArgumentException.class);
     assertThat(HttpProxy.parse("http://p").port()).isEqualTo(80);
   }
+
+  @Test
+  void theConnectionUsesTheConfiguredConnectTimeoutOnEitherRoute() throws Exception {
+    AgentConfig direct = config("cc.example.com", Optional.empty());
+    AgentConfig proxied = config("cc.example.com", Optional.of(HttpProxy.parse("http://p:3128")));
+    for (AgentConfig c : java.util.List.of(direct, proxied)) {
+      var settings = ProxySelection.select(c, Map.of()).transportSettings(c.ingress(), "1.0");
+      assertThat(settings.connectTimeout()).isEqualTo(Duration.ofSeconds(1));
+      assertThat(Optional.ofNullable(settings.proxy())).isEqualTo(c.ingress().proxy());
+    }
+  }
 }

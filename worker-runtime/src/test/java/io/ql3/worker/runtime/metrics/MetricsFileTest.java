@@ -6,9 +6,15 @@ import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.Operation;
 import io.ql3.worker.journal.Outcome;
 import io.ql3.worker.runtime.status.StatusSnapshot;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Instant;
 import java.util.Locale;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 class MetricsFileTest {
   static final MetricsFile.Build BUILD =
@@ -67,5 +73,38 @@ class MetricsFileTest {
         .contains(
             "ql3_worker_certificate_expiry_timestamp_seconds " + NOT_AFTER.getEpochSecond() + "\n")
         .doesNotContain("expiry_days");
+  }
+
+  /**
+   * node_exporter runs as another user and must read the file: it is 0644 (in the 0755 runtime
+   * directory docs/install.md gives it). As root, another user really reads it.
+   */
+  @Test
+  void anotherUserCanReadTheMetricsFile(@TempDir Path dir) throws Exception {
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    MetricsFile file = new MetricsFile(dir.resolve("edge.prom"));
+    StatusSnapshot s =
+        StatusSnapshot.beforeSession(Instant.EPOCH, 1, "edge-0001", "edge", "running", null);
+    file.write(s, new AgentMetrics(), 1, BUILD, NOT_AFTER);
+
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(file.path())))
+        .isEqualTo("rw-r--r--");
+    if (!"root".equals(System.getProperty("user.name"))) {
+      return; // switching to another user needs root; the mode above is the whole rule
+    }
+    Process cat =
+        new ProcessBuilder(
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                "cat",
+                file.path().toString())
+            .redirectErrorStream(true)
+            .start();
+    String out = new String(cat.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(cat.waitFor(30, TimeUnit.SECONDS)).isTrue();
+    assertThat(cat.exitValue()).as(out).isZero();
+    assertThat(out).startsWith("# HELP ql3_worker_build_info");
   }
 }
