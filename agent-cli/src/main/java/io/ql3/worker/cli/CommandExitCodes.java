@@ -29,20 +29,23 @@ import picocli.CommandLine.Model.CommandSpec;
  */
 final class CommandExitCodes {
   private static final Map<Class<?>, Set<ExitCode>> BY_COMMAND =
-      Map.of(
-          Commands.class, EnumSet.of(OK, USAGE),
-          Commands.Run.class, RunCommand.EXIT_CODES,
-          Commands.Version.class, EnumSet.of(OK, USAGE, SOFTWARE),
-          Commands.CapabilityCmd.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-          Commands.Check.class,
+      Map.ofEntries(
+          Map.entry(Commands.class, EnumSet.of(OK, USAGE)),
+          Map.entry(Commands.Run.class, RunCommand.EXIT_CODES),
+          Map.entry(Commands.Version.class, EnumSet.of(OK, USAGE, SOFTWARE)),
+          Map.entry(Commands.CapabilityCmd.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)),
+          Map.entry(
+              Commands.Check.class,
               EnumSet.of(
-                  OK, USAGE, UNAVAILABLE, SOFTWARE, CANTCREAT, TEMPFAIL, PROTOCOL, NOPERM, CONFIG),
-          StatusCommand.class,
-              EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG),
-          JournalCmd.class, EnumSet.of(OK, USAGE),
-          JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-          JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG),
-          JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG));
+                  OK, USAGE, UNAVAILABLE, SOFTWARE, CANTCREAT, TEMPFAIL, PROTOCOL, NOPERM, CONFIG)),
+          Map.entry(
+              StatusCommand.class,
+              EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG)),
+          Map.entry(JournalCmd.class, EnumSet.of(OK, USAGE)),
+          Map.entry(JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)),
+          Map.entry(JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)),
+          Map.entry(JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG)),
+          Map.entry(JournalCmd.DiscardDamaged.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)));
 
   private static final Set<ExitCode> OTHERWISE = EnumSet.of(OK, USAGE, SOFTWARE, CONFIG);
 

@@ -73,6 +73,7 @@ class ExitCodeDocsTest {
           "status", List.of(StatusCommand.class),
           "journal inspect\\|verify", List.of(JournalCmd.Inspect.class, JournalCmd.Verify.class),
           "journal resolve", List.of(JournalCmd.Resolve.class),
+          "journal discard-damaged", List.of(JournalCmd.DiscardDamaged.class),
           "capability", List.of(Commands.CapabilityCmd.class),
           "version", List.of(Commands.Version.class));
 
@@ -111,6 +112,19 @@ class ExitCodeDocsTest {
                         .collect(Collectors.toCollection(TreeSet::new)));
           }
         });
+  }
+
+  @Test
+  void everyCommandHasAReadmeRow() {
+    List<CommandLine> all = new ArrayList<>();
+    collect(new CommandLine(new Commands()), all);
+    Set<Class<?>> documented =
+        README_COMMANDS.values().stream().flatMap(List::stream).collect(Collectors.toSet());
+    for (CommandLine cl : all) {
+      if (cl.getSubcommands().isEmpty() && !(cl.getCommand() instanceof CommandLine.HelpCommand)) {
+        assertThat(documented).as(cl.getCommandName()).contains(cl.getCommand().getClass());
+      }
+    }
   }
 
   @Test

@@ -107,4 +107,22 @@ class MetricsFileTest {
     assertThat(cat.exitValue()).as(out).isZero();
     assertThat(out).startsWith("# HELP ql3_worker_build_info");
   }
+
+  /** The install guide's metric table lists every result class the requests counter can carry. */
+  @Test
+  void theInstallGuideListsEveryRequestResult() throws Exception {
+    String row =
+        Files.readString(Path.of("..", "docs", "install.md"))
+            .lines()
+            .filter(l -> l.startsWith("| `ql3_worker_requests_total`"))
+            .findFirst()
+            .orElseThrow();
+    String listed = row.substring(row.indexOf("`result`: ") + "`result`: ".length());
+    listed = listed.substring(0, listed.indexOf(" |"));
+    assertThat(listed.split(", "))
+        .containsExactly(
+            java.util.Arrays.stream(AnswerKind.values())
+                .map(k -> k.name().toLowerCase(Locale.ROOT))
+                .toArray(String[]::new));
+  }
 }
