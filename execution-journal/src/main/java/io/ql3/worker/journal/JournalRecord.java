@@ -47,15 +47,47 @@ public sealed interface JournalRecord {
       String idempotencyKey,
       long timeoutMs)
       implements JournalRecord {
+    static final int MAX_EXECUTOR = 32;
+    static final int MAX_SPEC_DIGEST = 80;
+
+    /** What a rejected offer's executor name or spec digest is recorded as when unrecordable. */
+    public static final String UNRECORDABLE = "-";
+
     public OfferAccepted {
       Checks.id("runId", runId, 128);
       Checks.positive("attempt", attempt);
       Checks.id("sessionId", sessionId, 64);
       Checks.positive("generation", generation);
-      Checks.id("executor", executor, 32);
-      Checks.id("specDigest", specDigest, 80);
+      Checks.id("executor", executor, MAX_EXECUTOR);
+      Checks.id("specDigest", specDigest, MAX_SPEC_DIGEST);
       Checks.id("idempotencyKey", idempotencyKey, 128);
       Checks.positive("timeoutMs", timeoutMs);
+    }
+
+    /**
+     * The record of an offer that is completed {@code offer_rejected} without running. The wire
+     * lets its executor name and spec digest be any string, and breaking their rules is what
+     * rejects it; each is kept when this record can hold it, else replaced by {@value
+     * #UNRECORDABLE}, so the rejection is always journaled (and the run completed).
+     */
+    public static OfferAccepted rejected(
+        String runId,
+        long attempt,
+        String sessionId,
+        long generation,
+        String executor,
+        String specDigest,
+        String idempotencyKey,
+        long timeoutMs) {
+      return new OfferAccepted(
+          runId,
+          attempt,
+          sessionId,
+          generation,
+          Checks.isId(executor, MAX_EXECUTOR) ? executor : UNRECORDABLE,
+          Checks.isId(specDigest, MAX_SPEC_DIGEST) ? specDigest : UNRECORDABLE,
+          idempotencyKey,
+          timeoutMs);
     }
 
     @Override

@@ -75,9 +75,14 @@ final class Check {
     return s;
   }
 
+  /** {@code s} in quotes, cut to 77 chars and "..." when longer than 80, never inside a pair. */
   static String quote(String s) {
     Objects.requireNonNull(s);
-    return s.length() > 80 ? "'" + s.substring(0, 77) + "...'" : "'" + s + "'";
+    if (s.length() <= 80) {
+      return "'" + s + "'";
+    }
+    int end = Character.isHighSurrogate(s.charAt(76)) ? 76 : 77;
+    return "'" + s.substring(0, end) + "...'";
   }
 
   static InvalidWireValueException outOfRange(String ptr, String detail) {

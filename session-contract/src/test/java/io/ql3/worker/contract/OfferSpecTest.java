@@ -186,6 +186,37 @@ class OfferSpecTest {
     assertThat(failure.category()).isEqualTo(FailureCategory.PERMANENT);
   }
 
+  /**
+   * A rejection's message quotes the offending value cut to 80 characters, never between the two
+   * halves of a character beyond U+FFFF: the message must stay a valid failure message.
+   */
+  @Test
+  void aRejectionQuotingALongValueCutsItBetweenCharacters() {
+    JsonValue.JsonObject spec =
+        new JsonValue.JsonObject(
+            Map.of(
+                "category",
+                new JsonValue.JsonString("permanent"),
+                "code",
+                new JsonValue.JsonString("a".repeat(76) + "\ud83d\ude00" + "b".repeat(10))));
+    Offer offer =
+        new Offer(
+            1,
+            "fail",
+            "k",
+            new RunId("r1"),
+            spec,
+            CanonicalJson.digest(spec),
+            1000,
+            java.util.Optional.empty(),
+            java.util.Optional.empty());
+    OfferRejection r =
+        offer.checked(new OfferPolicy(Set.of("fail"), 16384)).rejection().orElseThrow();
+    assertThat(r.reason()).isEqualTo(OfferRejection.Reason.SPEC_INVALID);
+    Failure failure = r.failure();
+    assertThat(failure.message()).contains("'" + "a".repeat(76) + "...'");
+  }
+
   @Test
   void policyFromCapability() throws Exception {
     Capability c = RegisterRequest.parse(Vectors.bytes("requests/register-edge.json")).capability();

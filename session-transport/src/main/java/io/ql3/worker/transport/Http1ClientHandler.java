@@ -26,6 +26,8 @@ final class Http1ClientHandler extends ChannelInboundHandlerAdapter {
   private final RequestHeaders headers;
   private Exchange current;
   private boolean keepAlive;
+  // Between an interim (1xx) response and the empty content the decoder ends it with.
+  private boolean inInterimResponse;
 
   Http1ClientHandler(RequestHeaders headers) {
     this.headers = headers;
@@ -82,7 +84,18 @@ final class Http1ClientHandler extends ChannelInboundHandlerAdapter {
       return;
     }
     if (msg instanceof HttpResponse r) {
+      if (r.status().code() == 101) {
+        ex.fail(
+            TransportFailure.Reason.MALFORMED_RESPONSE,
+            "101 Switching Protocols, never asked",
+            null);
+        ctx.close();
+        return;
+      }
       if (r.status().codeClass() == io.netty.handler.codec.http.HttpStatusClass.INFORMATIONAL) {
+        // An interim response (100 Continue, 103 Early Hints): HTTP lets a server send any number
+        // before the final one; each is skipped whole.
+        inInterimResponse = true;
         return;
       }
       keepAlive = HttpUtil.isKeepAlive(r);
@@ -93,6 +106,10 @@ final class Http1ClientHandler extends ChannelInboundHandlerAdapter {
       }
     }
     if (msg instanceof HttpContent c) {
+      if (inInterimResponse) {
+        inInterimResponse = !(msg instanceof LastHttpContent);
+        return;
+      }
       if (!ex.hasStatus()) {
         ex.fail(TransportFailure.Reason.MALFORMED_RESPONSE, "content before the status line", null);
         ctx.close();

@@ -184,6 +184,35 @@ class IngressClientEndToEndTest {
     }
   }
 
+  /** HTTP lets a server send interim (1xx) responses before the final one: they are skipped. */
+  @Test
+  void interimResponsesBeforeTheAnswerAreSkippedOnHttp11() throws Exception {
+    Fixture f = new Fixture(tmp);
+    byte[] body = Vectors.response("heartbeat-active.json");
+    byte[] head =
+        ("HTTP/1.1 100 Continue\r\n\r\n"
+                + "HTTP/1.1 103 Early Hints\r\nlink: </hints>; rel=preload\r\n\r\n"
+                + "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: "
+                + body.length
+                + "\r\nconnection: close\r\n\r\n")
+            .getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    byte[] raw = java.util.Arrays.copyOf(head, head.length + body.length);
+    System.arraycopy(body, 0, raw, head.length, body.length);
+    try (TestServer server =
+            f.serverBuilder()
+                .alpn(TestServer.Alpn.HTTP11_ONLY)
+                .responder(r -> CompletableFuture.completedFuture(new TestServer.Raw(raw.clone())))
+                .start();
+        IngressClient client = f.client(server)) {
+      var answer =
+          client
+              .heartbeat(SESSION, HeartbeatRequest.parse(Vectors.request("heartbeat-active.json")))
+              .get(10, TimeUnit.SECONDS);
+      assertThat(answer.kind()).as(answer.toString()).isEqualTo(AnswerKind.SUCCESS);
+      assertThat(client.protocol()).isEqualTo("http/1.1");
+    }
+  }
+
   @Test
   void aServerWithoutAlpnIsSpokenToInHttp11() throws Exception {
     Fixture f = new Fixture(tmp);

@@ -96,7 +96,7 @@ public final class TestServer implements AutoCloseable {
    */
   public record Stream(int status, byte[] body, int chunk) implements Reply {}
 
-  /** Bytes written below HTTP (http/1.1 only), then close. */
+  /** Bytes written below HTTP and inside TLS (http/1.1 only), then close. */
   public record Raw(byte[] bytes) implements Reply {}
 
   public static Respond json(int status, String body) {
@@ -378,8 +378,9 @@ public final class TestServer implements AutoCloseable {
         }
         ctx.writeAndFlush(LastHttpContent.EMPTY_LAST_CONTENT);
       } else if (reply instanceof Raw raw) {
-        ChannelHandlerContext tls = ctx.pipeline().context(SslHandler.class);
-        tls.writeAndFlush(Unpooled.wrappedBuffer(raw.bytes()))
+        // From the HTTP codec's place in the pipeline: the bytes bypass HTTP, not TLS.
+        ChannelHandlerContext http = ctx.pipeline().context(HttpServerCodec.class);
+        http.writeAndFlush(Unpooled.wrappedBuffer(raw.bytes()))
             .addListener(ChannelFutureListener.CLOSE);
       }
       // Never: nothing

@@ -177,20 +177,22 @@ final class OfferIntake {
         if (facts.holds(key)) {
           continue;
         }
-        JournalRecord.OfferAccepted accepted =
-            new JournalRecord.OfferAccepted(
-                offer.runId().value(),
-                offer.attempt(),
-                lease.sessionId().value(),
-                lease.generation(),
-                offer.executor(),
-                offer.specDigest(),
-                offer.idempotencyKey(),
-                offer.timeoutMs());
-        records.add(accepted);
         // An offer that breaks a rule about one offer is completed offer_rejected whatever the
         // session's state (section 5): offered again, it would only be rejected again.
         Optional<Failure> refusal = refusal(offer);
+        JournalRecord.OfferAccepted accepted =
+            refusal.isPresent()
+                ? JournalRecord.OfferAccepted.rejected(
+                    offer.runId().value(),
+                    offer.attempt(),
+                    lease.sessionId().value(),
+                    lease.generation(),
+                    offer.executor(),
+                    offer.specDigest(),
+                    offer.idempotencyKey(),
+                    offer.timeoutMs())
+                : accepted(offer, lease);
+        records.add(accepted);
         if (refusal.isPresent()) {
           listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
           settle(accepted, Outcome.FAILED, refusal.get(), records, failed);
@@ -320,6 +322,18 @@ final class OfferIntake {
   }
 
   /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
+  private static JournalRecord.OfferAccepted accepted(Offer offer, SessionLease lease) {
+    return new JournalRecord.OfferAccepted(
+        offer.runId().value(),
+        offer.attempt(),
+        lease.sessionId().value(),
+        lease.generation(),
+        offer.executor(),
+        offer.specDigest(),
+        offer.idempotencyKey(),
+        offer.timeoutMs());
+  }
+
   private Optional<Failure> refusal(Offer offer) {
     if (offer.rejection().isPresent()) {
       OfferRejection rej = offer.rejection().get();

@@ -1,6 +1,7 @@
 package io.ql3.worker.runtime.session;
 
 import io.ql3.worker.contract.Answer;
+import io.ql3.worker.contract.AnswerKind;
 import io.ql3.worker.contract.HeartbeatRequest;
 import io.ql3.worker.contract.Operation;
 import io.ql3.worker.contract.RegisterRequest;
@@ -11,9 +12,10 @@ import java.util.concurrent.CompletableFuture;
 
 /**
  * The one session request that is not settled yet. Its record never changes, so every try sends the
- * same canonical bytes. It remembers when the earliest try that may have reached the server was
- * sent (the lease runs from there: a try refused unsent does not count) and whether some try's
- * outcome was unknown (the server may have applied it).
+ * same canonical bytes. It remembers when the earliest try the server may have applied was sent:
+ * the lease runs from there (section 4). A try refused unsent, or refused by the server (429/503,
+ * 401/403), was not applied and does not count; the try answered 200 and a try whose outcome is
+ * unknown do. It also remembers whether some try's outcome was unknown.
  */
 final class PendingRequest {
   final Operation op;
@@ -66,14 +68,15 @@ final class PendingRequest {
     @SuppressWarnings("unchecked")
     Answer<Object> answer = Answers.of((CompletableFuture<Answer<Object>>) future);
     future = null;
-    if (!answer.kind().notSent() && leaseBase < 0) {
-      leaseBase = tryAt; // the lease runs from the earliest try the server may have seen
+    AnswerKind kind = answer.kind();
+    if ((kind == AnswerKind.SUCCESS || kind.mayHaveBeenApplied()) && leaseBase < 0) {
+      leaseBase = tryAt; // the lease runs from the earliest try the server may have applied
     }
     mayHaveBeenApplied |= answer.kind().mayHaveBeenApplied();
     return answer;
   }
 
-  /** When the earliest try that may have reached the server was sent, or -1. */
+  /** When the earliest try the server may have applied was sent, or -1. */
   long leaseBase() {
     return leaseBase;
   }

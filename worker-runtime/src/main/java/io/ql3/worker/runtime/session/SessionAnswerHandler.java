@@ -18,8 +18,8 @@ import java.util.Optional;
 /**
  * Applies the answer of the pending session request (register, heartbeat or transition) as {@link
  * Reactions}' table says. A 200 answer is drift-checked before anything of it is used; the lease
- * runs from the send time of the earliest try that may have reached the server; the record of a try
- * that may have been applied is kept (same bytes) until that operation gets a definite answer, a
+ * runs from the send time of the earliest try the server may have applied; the record of a try that
+ * may have been applied is kept (same bytes) until that operation gets a definite answer, a
  * credential refusal included. An answer for a session that ended meanwhile changes nothing.
  */
 final class SessionAnswerHandler {

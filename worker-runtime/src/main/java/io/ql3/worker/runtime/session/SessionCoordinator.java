@@ -30,8 +30,8 @@ import java.util.random.RandomGenerator;
  * request whose outcome is unknown (or that was not sent, or answered 429/503) is tried again with
  * the very same record, so its canonical bytes are identical, before anything new is sent.
  * Heartbeats are sent only when due ({@code heartbeatIntervalMs} after the last answer). The lease
- * deadline is the monotonic time the earliest try that may have reached the server was sent (a try
- * refused unsent does not count) plus {@code leaseTtlMs}: a conservative local copy of the server's
+ * deadline is the monotonic time the earliest try the server may have applied was sent ({@link
+ * PendingRequest} owns the rule) plus {@code leaseTtlMs}: a conservative local copy of the server's
  * lease; past it the session is {@link SessionState#EXPIRED}. What each answer does is {@link
  * Reactions}' table; the record of a try that may have been applied is kept (same bytes) until that
  * operation gets a definite answer, a credential refusal included.

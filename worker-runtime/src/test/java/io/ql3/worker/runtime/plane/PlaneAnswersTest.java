@@ -309,6 +309,65 @@ class PlaneAnswersTest {
   }
 
   /**
+   * The wire lets an offer's executor name and spec digest be any string, and breaking their rules
+   * rejects that offer only (section 5), even where the journal could not hold the value: an empty
+   * or a 40-character executor name, an empty digest. Each is completed {@code offer_rejected}; the
+   * good offer beside them runs.
+   */
+  @Test
+  void offersWithAnUnrecordableExecutorOrDigestAreRejectedAloneAndTheRestRuns() throws Exception {
+    freeSlots = 4;
+    plane();
+    tick(); // the pull on the wire
+    PullRequest sent = ingress.pullsSent.get(ingress.pullsSent.size() - 1);
+    String digest = noopOffer("x").specDigest();
+    String body =
+        "{\"schema\":\"qinglong/worker-execution-pull@v1\",\"pullId\":\""
+            + sent.pullId().value()
+            + "\",\"generation\":7,\"nextPullAfterMs\":0,\"offers\":["
+            + wireOffer("e-empty", "", digest)
+            + ","
+            + wireOffer("e-long", "x".repeat(40), digest)
+            + ","
+            + wireOffer("d-empty", "noop", "")
+            + ","
+            + wireOffer("ok", "noop", digest)
+            + "]}";
+    ingress.lastPull.complete(
+        Answer.success(
+            PullResponse.parse(
+                body.getBytes(java.nio.charset.StandardCharsets.UTF_8), OfferPolicy.CONTRACT)));
+    tick();
+    PlaneHarnessAwait.until(
+        "four completions recorded",
+        () -> {
+          tick();
+          return journal.facts().pendingCompletions().size() >= 4;
+        });
+    Map<String, RunFact> byRun = new java.util.HashMap<>();
+    journal.facts().pendingCompletions().forEach(f -> byRun.put(f.key().runId(), f));
+    for (String rejected : List.of("e-empty", "e-long", "d-empty")) {
+      assertThat(byRun.get(rejected).result().failure().code())
+          .as(rejected)
+          .isEqualTo("offer_rejected");
+    }
+    assertThat(byRun.get("ok").result().outcome())
+        .isEqualTo(io.ql3.worker.journal.Outcome.SUCCEEDED);
+  }
+
+  private static String wireOffer(String run, String executor, String digest) {
+    return "{\"attempt\":1,\"executor\":\""
+        + executor
+        + "\",\"idempotencyKey\":\"k-"
+        + run
+        + "\",\"runId\":\""
+        + run
+        + "\",\"spec\":{},\"specDigest\":\""
+        + digest
+        + "\",\"timeoutMs\":60000}";
+  }
+
+  /**
    * A pull whose outcome is unknown, then refused for its credentials, keeps its pullId: once the
    * session is active again the identical pull is resent, so the runs the lost answer leased are
    * replayed.

@@ -270,6 +270,26 @@ class SessionAnswersTest {
   }
 
   /**
+   * A register refused 429/503 was not applied: the lease runs from the try that was, so a register
+   * rate-limited for longer than the lease still gets a session it can use.
+   */
+  @Test
+  void theLeaseRunsFromTheAppliedTryNotFromARateLimitedOne() {
+    client.script.add(refused(AnswerKind.TRANSIENT));
+    coordinator.register(now);
+    coordinator.tick(now);
+    coordinator.tick(now); // refused: rate limited
+    assertThat(coordinator.state()).isEqualTo(SessionState.REGISTERING);
+    advance(L + 5_000); // longer than the lease
+    long sentAt = now;
+    client.script.add(registered(7));
+    coordinator.tick(now);
+    coordinator.tick(now);
+    assertThat(coordinator.state()).isEqualTo(SessionState.ACTIVE);
+    assertThat(coordinator.leaseRemaining(now)).isEqualTo(Duration.ofNanos(sentAt + L * MS - now));
+  }
+
+  /**
    * A retry-after of a day on a heartbeat is capped at the heartbeat interval (section 6
    * clarifications), so one load balancer 503 cannot silence the session past its lease.
    */
