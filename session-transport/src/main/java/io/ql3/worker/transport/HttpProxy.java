@@ -20,25 +20,28 @@ public record HttpProxy(String host, int port) {
    */
   public static HttpProxy parse(String url) {
     URI u;
+    String shown = UrlText.withoutCredentials(url);
     try {
       u = new URI(url.strip());
     } catch (URISyntaxException e) {
-      throw new IllegalArgumentException("not a valid proxy URL: " + e.getMessage());
+      throw new IllegalArgumentException(
+          "not a valid proxy URL (got \"" + shown + "\"): " + UrlText.reason(e));
     }
     if (!"http".equals(u.getScheme())) {
       throw new IllegalArgumentException(
           "must be an http:// proxy URL (got \""
-              + url
+              + shown
               + "\"): the agent tunnels TLS through CONNECT");
     }
     if (u.getHost() == null || u.getHost().isEmpty()) {
-      throw new IllegalArgumentException("has no host (got \"" + url + "\")");
+      throw new IllegalArgumentException("has no host (got \"" + shown + "\")");
     }
     if (u.getRawUserInfo() != null
         || u.getRawQuery() != null
         || u.getRawFragment() != null
         || !(u.getRawPath() == null || u.getRawPath().isEmpty() || u.getRawPath().equals("/"))) {
-      throw new IllegalArgumentException("must be http://host[:port] only (got \"" + url + "\")");
+      throw new IllegalArgumentException(
+          "must be http://host[:port] only, without credentials (got \"" + shown + "\")");
     }
     String h = u.getHost();
     if (h.startsWith("[") && h.endsWith("]")) {

@@ -351,6 +351,23 @@ class TomlConfigLoaderTest {
         .hasMessageContaining("invalid TOML at line 1, column 11: invalid value 'tru'");
   }
 
+  /** A URL refused for its user information is named in the error without it. */
+  @Test
+  void aUrlWithCredentialsIsRefusedWithoutEchoingThem() {
+    String url = "url = \"https://127.0.0.1:8443\"";
+    for (String[] c :
+        new String[][] {
+          {"url = \"https://user:s3cret@cc.example:8443\"", "url"},
+          {"url = \"https://user:s3 cret@cc.example\"", "url"},
+          {url + "\nproxy = \"http://user:s3cret@proxy:3128\"", "proxy"},
+          {url + "\nproxy = \"http://us:s3cret@pro xy:3128\"", "proxy"},
+        }) {
+      ConfigException e = refused(MINIMAL.replace(url, c[0]), AgentProfile.EDGE);
+      assertThat(e.key()).as(c[0]).endsWith(c[1]);
+      assertThat(e.getMessage()).as(c[0]).doesNotContain("s3").contains("<credentials removed>@");
+    }
+  }
+
   @Test
   void aSyntaxErrorNamesItsLineAndColumn() {
     ConfigException e =

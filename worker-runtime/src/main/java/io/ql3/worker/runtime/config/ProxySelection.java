@@ -50,9 +50,7 @@ public record ProxySelection(Optional<HttpProxy> proxy, String source) {
       return new ProxySelection(Optional.of(HttpProxy.parse(value)), name);
     } catch (IllegalArgumentException e) {
       throw new ConfigException(
-          config.source(),
-          "",
-          "environment variable " + name + "=" + value + ": " + e.getMessage());
+          config.source(), "", "environment variable " + name + ": " + e.getMessage());
     }
   }
 

@@ -4,6 +4,7 @@ import io.ql3.worker.runtime.config.AgentConfig.Credentials;
 import io.ql3.worker.runtime.config.AgentConfig.Ingress;
 import io.ql3.worker.runtime.config.AgentProfile.Bounds;
 import io.ql3.worker.transport.HttpProxy;
+import io.ql3.worker.transport.UrlText;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
@@ -26,17 +27,18 @@ final class TransportReader {
   /** The {@code [ingress]} table; the caller finishes it. */
   static Ingress ingress(ConfigTable t) throws ConfigException {
     String raw = t.requiredString("url");
+    String shown = UrlText.withoutCredentials(raw);
     URI url;
     try {
       url = new URI(raw);
     } catch (URISyntaxException e) {
-      throw t.error("url", "not a valid URL: " + e.getMessage());
+      throw t.error("url", "not a valid URL (got \"" + shown + "\"): " + UrlText.reason(e));
     }
     if (!"https".equals(url.getScheme())) {
-      throw t.error("url", "must be an https:// URL (got \"" + raw + "\")");
+      throw t.error("url", "must be an https:// URL (got \"" + shown + "\")");
     }
     if (url.getHost() == null || url.getHost().isEmpty()) {
-      throw t.error("url", "has no host (got \"" + raw + "\")");
+      throw t.error("url", "has no host (got \"" + shown + "\")");
     }
     if (url.getRawUserInfo() != null
         || url.getRawQuery() != null
@@ -46,8 +48,9 @@ final class TransportReader {
             || url.getRawPath().equals("/"))) {
       throw t.error(
           "url",
-          "must be scheme://host[:port] only: the agent builds every path itself (got \""
-              + raw
+          "must be scheme://host[:port] only, without credentials: the agent builds every path"
+              + " itself (got \""
+              + shown
               + "\")");
     }
     String host = url.getHost();

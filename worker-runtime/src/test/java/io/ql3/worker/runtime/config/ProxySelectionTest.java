@@ -87,4 +87,17 @@ class ProxySelectionTest {
       assertThat(Optional.ofNullable(settings.proxy())).isEqualTo(c.ingress().proxy());
     }
   }
+
+  @Test
+  void aProxyWithCredentialsInTheEnvironmentIsRefusedWithoutEchoingThem() {
+    assertThatThrownBy(
+            () ->
+                ProxySelection.select(
+                    config("cc.example.com", Optional.empty()),
+                    Map.of("HTTPS_PROXY", "http://user:s3cret@proxy:3128")))
+        .isInstanceOf(ConfigException.class)
+        .hasMessageContaining("HTTPS_PROXY")
+        .hasMessageContaining("http://<credentials removed>@proxy:3128")
+        .hasMessageNotContaining("s3cret");
+  }
 }
