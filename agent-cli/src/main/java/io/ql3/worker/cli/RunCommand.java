@@ -145,7 +145,15 @@ final class RunCommand {
       return ExitCode.CONFIG.code();
     }
     if (result instanceof ConfigReader.Disabled d) {
-      out.println("ql3-worker: disabled by " + d.source() + " (enabled = false); exiting");
+      String why = "disabled by " + d.source() + " (enabled = false)";
+      out.println("ql3-worker: " + why + "; exiting");
+      try (SystemdService systemd =
+          SystemdService.fromEnvironment(
+              System.getenv(),
+              ProcessHandle.current().pid(),
+              problem -> err.println("ql3-worker: sd_notify unavailable: " + problem))) {
+        systemd.ready(SystemdService.Readiness.READY_DISABLED, why);
+      }
       return ExitCode.OK.code();
     }
     AgentConfig cfg = ((ConfigReader.Enabled) result).config();

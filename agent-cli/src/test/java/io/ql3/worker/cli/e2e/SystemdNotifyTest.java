@@ -26,6 +26,33 @@ import org.junit.jupiter.api.io.TempDir;
 class SystemdNotifyTest {
   @TempDir Path dir;
 
+  /**
+   * A disabled agent still says READY=1 before its exit 0: systemd fails a Type=notify unit whose
+   * main process exits without it (result "protocol"), and the unit would restart and then fail.
+   */
+  @Test
+  void aDisabledAgentSaysReadyBeforeItsCleanExit() throws Exception {
+    Path config = dir.resolve("agent.toml");
+    Files.writeString(config, "enabled = false\n");
+    try (NotifySocket systemd = new NotifySocket(dir.resolve("notify.sock"))) {
+      AgentProcess agent =
+          AgentProcess.start(
+              config,
+              "edge",
+              dir.resolve("agent.log"),
+              Map.of("NOTIFY_SOCKET", systemd.path.toString()));
+      assertThat(agent.process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+      assertThat(agent.process.exitValue()).as(agent.output()).isZero();
+      ControlPlaneFixture.await(
+          "READY=1 read by the notify socket\n" + agent.output(),
+          Duration.ofSeconds(30),
+          () -> systemd.indexOf("READY=1") >= 0);
+      assertThat(systemd.datagrams().get(systemd.indexOf("READY=1")))
+          .contains("STATUS=disabled by ")
+          .contains("(enabled = false)");
+    }
+  }
+
   @Test
   void readyAfterRegisterWatchdogWhileRunningStoppingAtSigterm() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1);

@@ -25,7 +25,13 @@ public final class SystemdService implements AutoCloseable {
     /** {@code READY=1}: journal reconciled and a session registered. */
     READY_REGISTERED,
     /** {@code READY=1}: journal reconciled, the ingress not reachable yet; retrying. */
-    READY_RETRYING
+    READY_RETRYING,
+    /**
+     * {@code READY=1} just before a clean exit: the configuration disables the agent. systemd fails
+     * a {@code Type=notify} unit whose main process exits before {@code READY=1} (result {@code
+     * protocol}), even with status 0.
+     */
+    READY_DISABLED
   }
 
   private final Notifier notifier;
