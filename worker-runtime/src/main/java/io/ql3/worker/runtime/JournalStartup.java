@@ -3,6 +3,7 @@ package io.ql3.worker.runtime;
 import io.ql3.worker.journal.Journal;
 import io.ql3.worker.journal.JournalConfig;
 import io.ql3.worker.journal.JournalOwnedException;
+import io.ql3.worker.journal.RecoveryRequired;
 import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.log.EventLog;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -67,7 +68,8 @@ final class JournalStartup {
           "report",
           journal.report(),
           "action",
-          "inspect with 'ql3-worker journal inspect', resolve with 'ql3-worker journal resolve'; no register, no pull");
+          journal.report().recoveryRequired().map(p -> action(p, config)).orElse("")
+              + "; no register, no pull");
       journal.close();
       journal = null;
       if (!waitForRecovery) {
@@ -84,5 +86,34 @@ final class JournalStartup {
         return ExitCode.CONFIG.code();
       }
     }
+  }
+
+  /**
+   * What the operator does about {@code problem} (docs/journal.md, "Inspection and operator
+   * resolution").
+   */
+  static String action(RecoveryRequired problem, AgentConfig config) {
+    return switch (problem.reason()) {
+      case CORRUPT_RECORD, CORRUPT_HEADER, SEQUENCE_GAP ->
+          "with the agent stopped, 'ql3-worker journal discard-damaged --config "
+              + config.source()
+              + " --profile "
+              + config.profile().wireName()
+              + " --reason "
+              + problem.reason()
+              + " --file "
+              + problem.file()
+              + " --offset "
+              + problem.offset()
+              + "' moves the damage aside ('ql3-worker journal verify' shows it); reconcile the"
+              + " runs it described with the server by hand";
+      case FOREIGN_WORKER ->
+          "the directory belongs to another worker: check worker.id and journal.dir";
+      case UNKNOWN_FORMAT_VERSION ->
+          "another version of ql3-worker wrote it: run that version, or move the directory aside";
+      case CORRUPT_SNAPSHOT, ILLEGAL_TRANSITION ->
+          "no command repairs it: move the directory aside (keep it for analysis) and reconcile"
+              + " its runs with the server by hand";
+    };
   }
 }

@@ -68,6 +68,27 @@ class RecoveryRequiredTest {
       assertThat(cp.server.stats().snapshot()).isEqualTo(requestsBefore);
       assertThat(cp.sessions()).hasSize(sessions);
       assertThat(cp.server.auditor().violations()).isEmpty();
+
+      // The log names the command that repairs it; run as named, the agent starts again.
+      java.util.regex.Matcher named =
+          java.util.regex.Pattern.compile(
+                  "'ql3-worker journal discard-damaged (--config \\S+ --profile \\S+ --reason \\S+ --file"
+                      + " \\S+ --offset \\d+)'")
+              .matcher(second.output());
+      assertThat(named.find()).as(second.output()).isTrue();
+      List<String> args = new ArrayList<>(List.of("journal", "discard-damaged"));
+      args.addAll(List.of(named.group(1).split(" ")));
+      java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
+      int exit =
+          io.ql3.worker.cli.Main.execute(
+              args.toArray(String[]::new),
+              new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8),
+              new java.io.PrintStream(out, true, java.nio.charset.StandardCharsets.UTF_8));
+      assertThat(exit).as(out.toString()).isZero();
+      try (InProcessAgent third = InProcessAgent.start(config)) {
+        third.awaitOutput("to=ACTIVE", Duration.ofSeconds(60));
+        assertThat(third.shutdown(Duration.ofSeconds(60))).isZero();
+      }
     }
   }
 
