@@ -16,9 +16,10 @@ ql3_profile_of() {
     case "$_a" in --profile=*) _p=${_a#--profile=} ;; --config=*) _c=${_a#--config=} ;; esac
     _prev=$_a
   done
-  # No --profile: the configuration's top-level `profile = "..."` (before its first [table]).
+  # No --profile: the configuration's top-level `profile = "..."` or `'...'` (TOML's basic and
+  # literal strings; before its first [table]).
   if [ -z "$_p" ] && [ -n "$_c" ] && [ -r "$_c" ]; then
-    _p=$(sed -n -e '/^[[:space:]]*\[/q' -e 's/^[[:space:]]*profile[[:space:]]*=[[:space:]]*"\([a-z]*\)".*/\1/p' "$_c" | head -1)
+    _p=$(sed -n -e '/^[[:space:]]*\[/q' -e "s/^[[:space:]]*profile[[:space:]]*=[[:space:]]*[\"']\([a-z]*\)[\"'].*/\1/p" "$_c" | head -1)
   fi
   printf '%s\n' "${_p:-node}"
 }
