@@ -61,6 +61,7 @@ final class RunAccountCleanup {
       return CompletableFuture.completedFuture(false);
     }
     List<String> left = leftovers.of(account.uid());
+    left.addAll(RunLeftovers.besideWorkDirectory(dir, account.uid()));
     if (left.isEmpty()) {
       try {
         // Empty (a run that wrote nothing there): the agent owns runs/, so the sticky bit lets it
@@ -87,7 +88,8 @@ final class RunAccountCleanup {
           .thenApply(
               done ->
                   !Files.exists(dir, LinkOption.NOFOLLOW_LINKS)
-                      && leftovers.of(account.uid()).isEmpty());
+                      && leftovers.of(account.uid()).isEmpty()
+                      && RunLeftovers.besideWorkDirectory(dir, account.uid()).isEmpty());
     } catch (IOException | RuntimeException e) {
       LOG.log(
           System.Logger.Level.WARNING,

@@ -18,12 +18,13 @@ import java.util.function.LongSupplier;
 
 /**
  * What a run uid left outside its work directory, in the places every uid may write: the entries it
- * owns at the top of {@code /tmp}, {@code /var/tmp} and {@code /dev/shm} (under systemd the unit's
- * private {@code /tmp}; {@code /dev/shm} is the host's), and its System V shared memory segments,
- * message queues and semaphore sets ({@code /proc/sysvipc}). The next run with the same uid could
- * read all of it, so it goes with the work directory (as that uid, {@link Isolation}). Not covered:
- * what it put deeper in another uid's world-writable directory, POSIX message queues ({@code
- * /dev/mqueue}), kernel keyrings (the unit forbids the keyring system calls).
+ * owns beside its work directory ({@link #besideWorkDirectory}) and at the top of {@code /tmp},
+ * {@code /var/tmp} and {@code /dev/shm} (under systemd the unit's private {@code /tmp}; {@code
+ * /dev/shm} is the host's), and its System V shared memory segments, message queues and semaphore
+ * sets ({@code /proc/sysvipc}). The next run with the same uid could read all of it, so it goes
+ * with the work directory (as that uid, {@link Isolation}). Not covered: what it put deeper in
+ * another uid's world-writable directory, POSIX message queues ({@code /dev/mqueue}), kernel
+ * keyrings (the unit forbids the keyring system calls).
  *
  * <p>Each is a removal argument: an absolute path, or {@code ipc-shm:ID}, {@code ipc-msg:ID},
  * {@code ipc-sem:ID}.
@@ -105,6 +106,19 @@ final class RunLeftovers {
     for (IpcTable table : ipcTables) {
       ipc(table, uid, found);
     }
+    return found;
+  }
+
+  /**
+   * What {@code uid} put beside its own work directory {@code workDir}: the entries of the runs
+   * directory ({@code WORK/runs}, 1733: every run creates its work directory there) it owns, but
+   * that one. Listed at every run's end, not remembered: the directory changes with every run, so
+   * the cost is one listing of the runs that exist together.
+   */
+  static List<String> besideWorkDirectory(Path workDir, long uid) {
+    List<String> found = new ArrayList<>();
+    list(workDir.getParent(), uid, found);
+    found.remove(workDir.toString());
     return found;
   }
 

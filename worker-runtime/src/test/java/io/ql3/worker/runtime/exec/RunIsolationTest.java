@@ -259,7 +259,8 @@ class RunIsolationTest {
   }
 
   @Test
-  void whatARunLeavesInTmpDevShmAndSysVIpcGoesBeforeItsUidGoesToAnotherRun() throws Exception {
+  void whatARunLeavesInTmpDevShmSysVIpcAndBesideItsWorkDirectoryGoesBeforeItsUidIsReused()
+      throws Exception {
     Isolation iso = isolation(IsolationMode.REQUIRED);
     String mark = "ql3-left-" + ProcessHandle.current().pid();
     ExecutionResult r =
@@ -275,6 +276,13 @@ class RunIsolationTest {
                             + mark
                             + "; echo secret > /dev/shm/"
                             + mark
+                            + "; echo secret > \"$QL3_WORK_DIR/../"
+                            + mark
+                            + "\"; mkdir \"$QL3_WORK_DIR/../"
+                            + mark
+                            + ".d\" && chmod 000 \"$QL3_WORK_DIR/../"
+                            + mark
+                            + ".d\""
                             + "; ipcmk -M 4096 >/dev/null && ipcmk -Q >/dev/null && ipcmk -S 1 >/dev/null;"
                             + " echo \"$TMPDIR\"",
                         Map.of()),
@@ -287,6 +295,9 @@ class RunIsolationTest {
     assertThat(Path.of("/tmp", mark)).doesNotExist();
     assertThat(Path.of("/var/tmp", mark)).doesNotExist();
     assertThat(Path.of("/dev/shm", mark)).doesNotExist();
+    Path runs = state.resolve("runs").resolve("runs");
+    assertThat(runs.resolve(mark)).doesNotExist();
+    assertThat(runs.resolve(mark + ".d")).doesNotExist();
     for (String table : List.of("shm", "msg", "sem")) {
       assertThat(
               Files.readAllLines(Path.of("/proc/sysvipc", table)).stream()
