@@ -112,18 +112,28 @@ final class Commands implements Callable<Integer> {
    * @param profile {@code --profile}, or null: the configuration's {@code profile} key decides
    */
   static AgentConfig load(Path config, String profile) throws ConfigException {
-    AgentProfile p = null;
-    try {
-      p = profile == null ? null : AgentProfile.fromWireName(profile);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(config, "", e.getMessage());
-    }
-    ConfigReader.Result r = new TomlConfigLoader().load(config, p);
+    ConfigReader.Result r = new TomlConfigLoader().load(config, profile(config, profile));
     if (r instanceof ConfigReader.Disabled) {
       throw new ConfigException(
           config, "enabled", "the agent is disabled (enabled = false); nothing to do");
     }
     return ((ConfigReader.Enabled) r).config();
+  }
+
+  /**
+   * The configuration whatever its {@code enabled}: for the commands that look at what a stopped
+   * agent left (the journal, the status file).
+   */
+  static AgentConfig loadIgnoringGate(Path config, String profile) throws ConfigException {
+    return new TomlConfigLoader().loadIgnoringGate(config, profile(config, profile));
+  }
+
+  private static AgentProfile profile(Path config, String profile) throws ConfigException {
+    try {
+      return profile == null ? null : AgentProfile.fromWireName(profile);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigException(config, "", e.getMessage());
+    }
   }
 
   static Capability capability(AgentConfig c)

@@ -91,7 +91,7 @@ final class JournalCmd implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      AgentConfig c = Commands.load(config, profile);
+      AgentConfig c = Commands.loadIgnoringGate(config, profile);
       JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
       printFacts(spec.commandLine().getOut(), v.facts());
       return ExitCode.OK.code();
@@ -113,7 +113,7 @@ final class JournalCmd implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      AgentConfig c = Commands.load(config, profile);
+      AgentConfig c = Commands.loadIgnoringGate(config, profile);
       JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
       PrintWriter out = spec.commandLine().getOut();
       out.println("records replayed:    " + v.recordsReplayed());
@@ -157,7 +157,7 @@ final class JournalCmd implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      AgentConfig c = Commands.load(config, profile);
+      AgentConfig c = Commands.loadIgnoringGate(config, profile);
       try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
         if (j.status() != Journal.Status.OPEN) {
           spec.commandLine()
@@ -206,7 +206,7 @@ final class JournalCmd implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-      AgentConfig c = Commands.load(config, profile);
+      AgentConfig c = Commands.loadIgnoringGate(config, profile);
       JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
       if (v.recoveryRequired().isEmpty()) {
         spec.commandLine()

@@ -41,6 +41,42 @@ class MainTest {
     assertThat(dir.resolve("journal")).doesNotExist();
   }
 
+  /**
+   * A parked host (enabled = false) keeps its journal: the commands that look at what a stopped
+   * agent left read the whole configuration anyway, so the check before a purge works.
+   */
+  @Test
+  void theJournalOfADisabledAgentCanStillBeVerified() throws Exception {
+    Path config = dir.resolve("agent.toml");
+    Files.writeString(
+        config,
+        """
+        enabled = false
+        [worker]
+        id = "edge-0001"
+        [ingress]
+        url = "https://127.0.0.1:8443"
+        [credentials]
+        certificate = "client.crt"
+        private-key = "client.key"
+        trust = "ca.crt"
+        token = "token"
+        [journal]
+        dir = "journal"
+        [execution]
+        work-dir = "runs"
+        executors = ["process"]
+        """);
+    io.ql3.worker.journal.Journal.open(
+            io.ql3.worker.journal.JournalConfig.of(dir.resolve("journal"), "edge-0001"))
+        .close();
+    assertThat(run("journal", "verify", "--profile", "edge", "--config", config.toString()))
+        .as(err())
+        .isZero();
+    assertThat(run("run", "--profile", "edge", "--config", config.toString())).isZero();
+    assertThat(out()).contains("disabled");
+  }
+
   @Test
   void runWithoutRequiredOptionsIsAUsageError() {
     assertThat(run("run", "--profile", "edge")).isEqualTo(64);

@@ -3,6 +3,7 @@ package io.ql3.worker.cli.config;
 import io.ql3.worker.cli.toml.TomlParser;
 import io.ql3.worker.cli.toml.TomlSyntaxException;
 import io.ql3.worker.contract.Utf8;
+import io.ql3.worker.runtime.config.AgentConfig;
 import io.ql3.worker.runtime.config.AgentProfile;
 import io.ql3.worker.runtime.config.ConfigException;
 import io.ql3.worker.runtime.config.ConfigReader;
@@ -31,6 +32,13 @@ public final class TomlConfigLoader {
   /** Loads and validates {@code file} for {@code profile}. */
   public ConfigReader.Result load(Path file, AgentProfile profile) throws ConfigException {
     return ConfigReader.read(readTree(file), file, profile);
+  }
+
+  /** Loads and validates {@code file} whatever its {@code enabled} ({@link ConfigReader.Gate}). */
+  public AgentConfig loadIgnoringGate(Path file, AgentProfile profile) throws ConfigException {
+    return ((ConfigReader.Enabled)
+            ConfigReader.read(readTree(file), file, profile, ConfigReader.Gate.IGNORED))
+        .config();
   }
 
   /** Parses {@code file} into a tree of maps, lists, strings, longs, booleans and doubles. */

@@ -50,11 +50,28 @@ public final class ConfigReader {
    */
   public static Result read(Map<String, Object> tree, Path file, AgentProfile requested)
       throws ConfigException {
+    return read(tree, file, requested, Gate.HONOURED);
+  }
+
+  /** Whether {@code enabled = false} stops the reading. */
+  public enum Gate {
+    /** It does: {@code run}, which must not read a credential or a path of a disabled agent. */
+    HONOURED,
+    /**
+     * It does not: the commands that look at what a stopped agent left (the journal, the status
+     * file) read every key of a disabled configuration too, and find it {@link Enabled} or refuse
+     * it as for an enabled one.
+     */
+    IGNORED
+  }
+
+  public static Result read(Map<String, Object> tree, Path file, AgentProfile requested, Gate gate)
+      throws ConfigException {
     Path source = file.toAbsolutePath().normalize();
     ConfigTable root = new ConfigTable(source, "", tree);
     // The gate: nothing but `enabled` is looked at when the agent is disabled.
     boolean enabled = root.requiredBoolean("enabled");
-    if (!enabled) {
+    if (!enabled && gate == Gate.HONOURED) {
       return new Disabled(source);
     }
     Path base = source.getParent();
