@@ -9,9 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code check}: the directories the agent writes (journal, run work directories) are writable by
- * whoever runs the check, proven by creating and deleting a file in each; a directory that does not
- * exist yet must be creatable (its nearest existing parent writable).
+ * {@code check}: the directories the agent writes (journal, run work directories, those of the
+ * status and metrics files) are writable by whoever runs the check, proven by creating and deleting
+ * a file in each; a directory that does not exist yet must be creatable (its nearest existing
+ * parent writable).
  */
 final class WritableDirectories {
   private WritableDirectories() {}
@@ -21,6 +22,9 @@ final class WritableDirectories {
     Map<String, Path> dirs = new LinkedHashMap<>();
     dirs.put("journal.dir", c.journal().dir());
     dirs.put("execution.work-dir", c.execution().workDir());
+    // The status and metrics files are replaced through a temporary file beside them.
+    c.statusFile().ifPresent(f -> dirs.put("status.file's directory", f.getParent()));
+    c.metricsFile().ifPresent(f -> dirs.put("metrics.file's directory", f.getParent()));
     boolean ok = true;
     StringBuilder line = new StringBuilder("directories: ok (");
     for (Map.Entry<String, Path> e : dirs.entrySet()) {

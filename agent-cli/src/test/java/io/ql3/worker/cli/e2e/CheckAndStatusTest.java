@@ -77,6 +77,22 @@ class CheckAndStatusTest {
   }
 
   @Test
+  void checkRefusesAStatusFileInADirectoryItCannotWrite() throws Exception {
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
+      Path config = cp.agentConfig("");
+      Files.writeString(config.resolveSibling("not-a-dir"), "a file");
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("file = \"status.json\"", "file = \"not-a-dir/status.json\""));
+      assertThat(cli("check", "--profile", "edge", "--config", config.toString())).isEqualTo(73);
+      assertThat(err())
+          .contains("directories: status.file's directory ")
+          .contains("not-a-dir is not a directory");
+    }
+  }
+
+  @Test
   void statusWaitsUntilReadyAndSaysWhenTheAgentIsGone() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
       Path config = withProfile(cp.agentConfig(""), "edge");
