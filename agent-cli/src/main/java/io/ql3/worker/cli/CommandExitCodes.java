@@ -3,6 +3,7 @@ package io.ql3.worker.cli;
 import static io.ql3.worker.runtime.ExitCode.CANTCREAT;
 import static io.ql3.worker.runtime.ExitCode.CONFIG;
 import static io.ql3.worker.runtime.ExitCode.DATAERR;
+import static io.ql3.worker.runtime.ExitCode.IOERR;
 import static io.ql3.worker.runtime.ExitCode.NOINPUT;
 import static io.ql3.worker.runtime.ExitCode.NOPERM;
 import static io.ql3.worker.runtime.ExitCode.OK;
@@ -42,10 +43,15 @@ final class CommandExitCodes {
               StatusCommand.class,
               EnumSet.of(OK, USAGE, DATAERR, NOINPUT, UNAVAILABLE, SOFTWARE, TEMPFAIL, CONFIG)),
           Map.entry(JournalCmd.class, EnumSet.of(OK, USAGE)),
-          Map.entry(JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)),
-          Map.entry(JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)),
-          Map.entry(JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, CONFIG)),
-          Map.entry(JournalCmd.DiscardDamaged.class, EnumSet.of(OK, USAGE, SOFTWARE, CONFIG)));
+          Map.entry(
+              JournalCmd.Inspect.class, EnumSet.of(OK, USAGE, SOFTWARE, IOERR, NOPERM, CONFIG)),
+          Map.entry(
+              JournalCmd.Verify.class, EnumSet.of(OK, USAGE, SOFTWARE, IOERR, NOPERM, CONFIG)),
+          Map.entry(
+              JournalCmd.Resolve.class, EnumSet.of(OK, USAGE, SOFTWARE, TEMPFAIL, NOPERM, CONFIG)),
+          Map.entry(
+              JournalCmd.DiscardDamaged.class,
+              EnumSet.of(OK, USAGE, SOFTWARE, IOERR, TEMPFAIL, NOPERM, CONFIG)));
 
   private static final Set<ExitCode> OTHERWISE = EnumSet.of(OK, USAGE, SOFTWARE, CONFIG);
 

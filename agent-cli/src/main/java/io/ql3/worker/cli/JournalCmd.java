@@ -5,11 +5,18 @@ import io.ql3.worker.journal.JournalConfig;
 import io.ql3.worker.journal.JournalException;
 import io.ql3.worker.journal.JournalFacts;
 import io.ql3.worker.journal.JournalInspector;
+import io.ql3.worker.journal.JournalOwnedException;
 import io.ql3.worker.journal.JournalRecord;
+import io.ql3.worker.journal.JournalStateException;
 import io.ql3.worker.journal.RunFact;
 import io.ql3.worker.runtime.ExitCode;
 import io.ql3.worker.runtime.config.AgentConfig;
+import io.ql3.worker.transport.credentials.FilePermissions;
+import java.io.IOException;
 import java.io.PrintWriter;
+import java.io.UncheckedIOException;
+import java.nio.file.AccessDeniedException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
@@ -92,7 +99,12 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
-      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      JournalInspector.Verification v;
+      try {
+        v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      } catch (UncheckedIOException e) {
+        return unreadable(c, e, spec.commandLine().getErr());
+      }
       printFacts(spec.commandLine().getOut(), v.facts());
       return ExitCode.OK.code();
     }
@@ -114,7 +126,12 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
-      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      JournalInspector.Verification v;
+      try {
+        v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      } catch (UncheckedIOException e) {
+        return unreadable(c, e, spec.commandLine().getErr());
+      }
       PrintWriter out = spec.commandLine().getOut();
       out.println("records replayed:    " + v.recordsReplayed());
       out.println("torn tail bytes:     " + v.tornTailBytes());
@@ -158,6 +175,17 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
+      Integer notOwner = notTheOwner(c, spec.commandLine().getErr());
+      if (notOwner != null) {
+        return notOwner;
+      }
+      JournalRecord.OperatorResolved resolved;
+      try {
+        resolved = new JournalRecord.OperatorResolved(runId, attempt, note);
+      } catch (IllegalArgumentException e) {
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+        return ExitCode.USAGE.code();
+      }
       try (Journal j = Journal.open(JournalConfig.of(c.journal().dir(), c.workerId()))) {
         if (j.status() != Journal.Status.OPEN) {
           spec.commandLine()
@@ -165,9 +193,13 @@ final class JournalCmd implements Callable<Integer> {
               .println("ql3-worker: the journal needs recovery first: " + j.report());
           return ExitCode.CONFIG.code();
         }
-        j.append(new JournalRecord.OperatorResolved(runId, attempt, note));
+        j.append(resolved);
         spec.commandLine().getOut().println("resolved " + runId + " attempt " + attempt);
         return ExitCode.OK.code();
+      } catch (JournalStateException e) {
+        // Not a live run of this journal: nothing to resolve (inspect lists the live ones).
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
+        return ExitCode.USAGE.code();
       } catch (JournalException e) {
         spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
         return ExitCode.TEMPFAIL.code();
@@ -207,7 +239,16 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
-      JournalInspector.Verification v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      Integer notOwner = notTheOwner(c, spec.commandLine().getErr());
+      if (notOwner != null) {
+        return notOwner;
+      }
+      JournalInspector.Verification v;
+      try {
+        v = JournalInspector.verify(c.journal().dir(), c.workerId());
+      } catch (UncheckedIOException e) {
+        return unreadable(c, e, spec.commandLine().getErr());
+      }
       if (v.recoveryRequired().isEmpty()) {
         spec.commandLine()
             .getErr()
@@ -231,10 +272,49 @@ final class JournalCmd implements Callable<Integer> {
         spec.commandLine().getOut().println("moved aside: " + j.report().removedFiles());
         printFacts(spec.commandLine().getOut(), j.facts());
         return ExitCode.OK.code();
+      } catch (JournalOwnedException e) {
+        spec.commandLine().getErr().println("ql3-worker: " + e.getMessage() + " (stop the agent)");
+        return ExitCode.TEMPFAIL.code();
       } catch (JournalException e) {
         spec.commandLine().getErr().println("ql3-worker: " + e.getMessage());
         return ExitCode.CONFIG.code();
       }
     }
+  }
+
+  /**
+   * A command that writes the journal runs as the user that owns it, or not at all: what it wrote
+   * as another user (root, through sudo) the agent could not open, and it would stop (74).
+   */
+  private static Integer notTheOwner(AgentConfig c, PrintWriter err) {
+    Path dir = c.journal().dir();
+    FilePermissions.Identity me = FilePermissions.Identity.current();
+    int owner;
+    try {
+      owner = (Integer) Files.getAttribute(dir, "unix:uid");
+    } catch (IOException | RuntimeException e) {
+      return null; // no directory: the command says what it finds
+    }
+    if (me == null || owner == me.uid()) {
+      return null;
+    }
+    err.println(
+        "ql3-worker: "
+            + dir
+            + " belongs to uid "
+            + owner
+            + " and this runs as uid "
+            + me.uid()
+            + ": run it as the journal's owner (sudo -u ql3-worker ql3-worker journal ...);"
+            + " files written as another user would stop the agent; nothing changed");
+    return ExitCode.NOPERM.code();
+  }
+
+  /** The journal could not be read: 77 when it was refused, else 74. */
+  private static int unreadable(AgentConfig c, UncheckedIOException e, PrintWriter err) {
+    err.println("ql3-worker: cannot read the journal " + c.journal().dir() + ": " + e.getCause());
+    return e.getCause() instanceof AccessDeniedException
+        ? ExitCode.NOPERM.code()
+        : ExitCode.IOERR.code();
   }
 }

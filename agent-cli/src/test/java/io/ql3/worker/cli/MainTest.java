@@ -7,6 +7,7 @@ import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -47,26 +48,7 @@ class MainTest {
    */
   @Test
   void theJournalOfADisabledAgentCanStillBeVerified() throws Exception {
-    Path config = dir.resolve("agent.toml");
-    Files.writeString(
-        config,
-        """
-        enabled = false
-        [worker]
-        id = "edge-0001"
-        [ingress]
-        url = "https://127.0.0.1:8443"
-        [credentials]
-        certificate = "client.crt"
-        private-key = "client.key"
-        trust = "ca.crt"
-        token = "token"
-        [journal]
-        dir = "journal"
-        [execution]
-        work-dir = "runs"
-        executors = ["process"]
-        """);
+    Path config = disabledConfig();
     io.ql3.worker.journal.Journal.open(
             io.ql3.worker.journal.JournalConfig.of(dir.resolve("journal"), "edge-0001"))
         .close();
@@ -75,6 +57,64 @@ class MainTest {
         .isZero();
     assertThat(run("run", "--profile", "edge", "--config", config.toString())).isZero();
     assertThat(out()).contains("disabled");
+  }
+
+  /** Resolving a run the journal does not hold live is a usage error, not "try later". */
+  @Test
+  void resolvingARunThatIsNotLiveOrAnInvalidAttemptIsAUsageError() throws Exception {
+    Path config = disabledConfig();
+    io.ql3.worker.journal.Journal.open(
+            io.ql3.worker.journal.JournalConfig.of(dir.resolve("journal"), "edge-0001"))
+        .close();
+    String[] common = {"--profile", "edge", "--config", config.toString(), "--note", "checked"};
+    assertThat(run(concat(new String[] {"journal", "resolve", "no-such-run", "1"}, common)))
+        .as(err())
+        .isEqualTo(64);
+    assertThat(run(concat(new String[] {"journal", "resolve", "r1", "0"}, common)))
+        .as(err())
+        .isEqualTo(64);
+  }
+
+  /**
+   * Run as another user than the journal's owner (root through sudo), a command that writes the
+   * journal would leave files the agent cannot open: refused, nothing changed.
+   */
+  @Test
+  void aJournalCommandThatWritesRefusesToRunAsAnotherUserThanTheOwner() throws Exception {
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        "root".equals(System.getProperty("user.name")), "needs root to give the journal away");
+    Path config = disabledConfig();
+    Path journal = dir.resolve("journal");
+    io.ql3.worker.journal.Journal.open(io.ql3.worker.journal.JournalConfig.of(journal, "edge-0001"))
+        .close();
+    List<String> before;
+    try (var files = Files.list(journal)) {
+      before = files.map(f -> f.getFileName().toString()).sorted().toList();
+    }
+    Files.setAttribute(journal, "unix:uid", 65534);
+    assertThat(
+            run(
+                "journal",
+                "resolve",
+                "r1",
+                "1",
+                "--note",
+                "x",
+                "--profile",
+                "edge",
+                "--config",
+                config.toString()))
+        .isEqualTo(77);
+    assertThat(err()).contains("run it as the journal's owner");
+    try (var files = Files.list(journal)) {
+      assertThat(files.map(f -> f.getFileName().toString()).sorted().toList()).isEqualTo(before);
+    }
+  }
+
+  private static String[] concat(String[] a, String[] b) {
+    String[] all = java.util.Arrays.copyOf(a, a.length + b.length);
+    System.arraycopy(b, 0, all, a.length, b.length);
+    return all;
   }
 
   @Test
@@ -112,5 +152,30 @@ class MainTest {
   @Test
   void unknownCommandIsAUsageError() {
     assertThat(run("frobnicate")).isEqualTo(64);
+  }
+
+  /** A whole configuration with enabled = false, its journal in {@code dir/journal}. */
+  private Path disabledConfig() throws Exception {
+    Path config = dir.resolve("agent.toml");
+    Files.writeString(
+        config,
+        """
+        enabled = false
+        [worker]
+        id = "edge-0001"
+        [ingress]
+        url = "https://127.0.0.1:8443"
+        [credentials]
+        certificate = "client.crt"
+        private-key = "client.key"
+        trust = "ca.crt"
+        token = "token"
+        [journal]
+        dir = "journal"
+        [execution]
+        work-dir = "runs"
+        executors = ["process"]
+        """);
+    return config;
   }
 }

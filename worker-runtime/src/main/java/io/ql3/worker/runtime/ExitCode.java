@@ -44,8 +44,9 @@ public enum ExitCode {
   NOPERM(
       77,
       "EX_NOPERM",
-      "credentials unusable (`run`: when the connection is opened; at start they are waited for), or"
-          + " `check --connect`: the server refused the client certificate",
+      "credentials unusable (`run`: when the connection is opened; at start they are waited for),"
+          + " `check --connect`: the server refused the client certificate, or a `journal` command"
+          + " may not read the journal or runs as another user than its owner",
       false),
   CONFIG(
       78,
