@@ -62,6 +62,10 @@ public final class CredentialProvider {
   private volatile TlsState tls;
   private volatile TokenState token;
   private List<FileStamp> refusedTlsStamps; // guarded by this: the refused candidate, logged once
+  private final SettleWatch tlsSettling; // guarded by this
+  private final SettleWatch tokenSettling; // guarded by this
+  private final MissingFiles unreadable;
+  private final MissingFiles unreadableToken;
   private volatile long nextExpiryWarningMillis;
   private volatile CredentialSet previous;
   private volatile Credentials cached;
@@ -78,6 +82,10 @@ public final class CredentialProvider {
     this.clock = clock;
     this.settings = settings;
     this.validator = new CredentialValidator(clock, workerId, record);
+    this.tlsSettling = new SettleWatch(settings.settleWindow());
+    this.tokenSettling = new SettleWatch(settings.settleWindow());
+    this.unreadable = new MissingFiles(settings.settleWindow(), "the installed set");
+    this.unreadableToken = new MissingFiles(settings.settleWindow(), "the installed token");
   }
 
   /**
@@ -161,8 +169,10 @@ public final class CredentialProvider {
     List<FileStamp> stamps;
     try {
       stamps = statTls();
+      unreadable.cleared();
     } catch (CredentialException e) {
       stamps = null; // a file missing mid-swap: keep the installed set
+      unreadable.seen(e.getMessage(), clock.millis());
     }
     if (stamps != null && !stamps.equals(t.stamps)) {
       t = reloadTls(stamps);
@@ -173,8 +183,10 @@ public final class CredentialProvider {
       if (!s.equals(k.stamp)) {
         k = reloadToken(s);
       }
+      unreadableToken.cleared();
     } catch (CredentialException e) {
       // keep the installed token while the file is briefly absent
+      unreadableToken.seen(e.getMessage(), clock.millis());
     }
     if (clock.millis() >= nextExpiryWarningMillis) {
       warnExpiry(t.set);
@@ -214,7 +226,9 @@ public final class CredentialProvider {
 
   private synchronized TlsState reloadTls(List<FileStamp> stamps) {
     TlsState t = tls;
-    if (stamps.equals(t.stamps) || stamps.equals(refusedTlsStamps) || !settled(stamps)) {
+    if (stamps.equals(t.stamps)
+        || stamps.equals(refusedTlsStamps)
+        || !tlsSettling.settled(stamps, clock.millis())) {
       return t;
     }
     CredentialSet candidate;
@@ -251,7 +265,7 @@ public final class CredentialProvider {
 
   private synchronized TokenState reloadToken(FileStamp stamp) {
     TokenState k = token;
-    if (stamp.equals(k.stamp) || !settled(List.of(stamp))) {
+    if (stamp.equals(k.stamp) || !tokenSettling.settled(List.of(stamp), clock.millis())) {
       return k;
     }
     TokenState next;
@@ -272,18 +286,6 @@ public final class CredentialProvider {
     }
     token = next;
     return next;
-  }
-
-  /** A changed file is read only once its last modification is older than the settle window. */
-  private boolean settled(List<FileStamp> stamps) {
-    long nowNanos = clock.millis() * 1_000_000L;
-    long window = settings.settleWindow().toNanos();
-    for (FileStamp s : stamps) {
-      if (nowNanos - s.mtimeNanos() < window || nowNanos - s.ctimeNanos() < window) {
-        return false;
-      }
-    }
-    return true;
   }
 
   private CredentialSet readTls(long generation) throws CredentialException {

@@ -17,6 +17,7 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
+import java.util.List;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -78,6 +79,30 @@ class CredentialProviderTest {
     dir.rotateAtomically(next);
     assertThat(p.tls().generation()).isEqualTo(1); // just renamed: not settled yet
     clock.realNowPlus(SETTLE);
+    CredentialSet rotated = p.tls();
+    assertThat(rotated.generation()).isEqualTo(2);
+    assertThat(rotated.leafFingerprint()).isEqualTo(next.sha256());
+  }
+
+  /**
+   * Files copied with the modification time of a host whose clock runs ahead (cp -p, rsync -t) are
+   * installed once seen unchanged for the settle window, not when this clock reaches that time.
+   */
+  @Test
+  void aRotationWhoseFilesCarryAFutureTimeIsInstalledOnceSeenUnchanged() throws Exception {
+    CredentialProvider p = load();
+    TestPki.Issued next = ca.issue(TestPki.Spec.forClient(Vectors.WORKER));
+    dir.rotateAtomically(next);
+    java.nio.file.attribute.FileTime ahead =
+        java.nio.file.attribute.FileTime.from(Instant.now().plus(Duration.ofHours(3)));
+    for (Path f :
+        List.of(
+            dir.files().certificateChain(), dir.files().privateKey(), dir.files().trustBundle())) {
+      java.nio.file.Files.setLastModifiedTime(f, ahead);
+    }
+    clock.realNowPlus(SETTLE);
+    assertThat(p.tls().generation()).as("first seen: not settled yet").isEqualTo(1);
+    clock.realNowPlus(SETTLE.multipliedBy(2));
     CredentialSet rotated = p.tls();
     assertThat(rotated.generation()).isEqualTo(2);
     assertThat(rotated.leafFingerprint()).isEqualTo(next.sha256());

@@ -22,13 +22,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The expiry warning as an operator sees it in the log: one line when a certificate expiring within
- * the threshold (default 7 days) is installed (start-up or rotation), none for repeated checks of
- * the same certificate, a daily reminder, and nothing at all for a long-lived certificate. The
- * {@code System.Logger} of {@link CredentialProvider} is backed by java.util.logging (no other
+ * The credential provider's log lines as an operator sees them. The expiry warning: one line when a
+ * certificate expiring within the threshold (default 7 days) is installed (start-up or rotation),
+ * none for repeated checks of the same certificate, a daily reminder, and nothing at all for a
+ * long-lived certificate. A file that stays unreadable: one warning, and one line when it is back.
+ * The {@code System.Logger} of {@link CredentialProvider} is backed by java.util.logging (no other
  * {@code LoggerFinder} is on the class path), so a handler on its logger sees every line.
  */
-class CertificateExpiryWarningTest {
+class CredentialLogLinesTest {
   private static final Duration SETTLE = Duration.ofSeconds(2);
 
   @TempDir Path tmp;
@@ -180,5 +181,41 @@ class CertificateExpiryWarningTest {
     assertThat(expiryWarnings())
         .singleElement()
         .satisfies(l -> assertThat(l).contains("expires in 20 days"));
+  }
+
+  @Test
+  void aCredentialFileThatStaysMissingIsWarnedOnceAndItsReturnSaid() throws Exception {
+    dir.write(clientValidFor(Duration.ofDays(90)), ca, CredentialDir.TOKEN);
+    CredentialProvider p = load();
+    java.nio.file.Path key = dir.files().privateKey();
+    byte[] saved = java.nio.file.Files.readAllBytes(key);
+    java.nio.file.Files.delete(key);
+    p.checkNow();
+    assertThat(warnings("unreadable")).as("a gap shorter than the settle window").isEmpty();
+    clock.realNowPlus(SETTLE);
+    checkMany(p);
+    assertThat(warnings("unreadable"))
+        .singleElement()
+        .asString()
+        .contains("keeping the installed set")
+        .contains(key.getFileName().toString());
+    assertThat(p.tls().generation()).as("still in use").isEqualTo(1);
+    java.nio.file.Files.write(key, saved);
+    java.nio.file.Files.setPosixFilePermissions(
+        key, java.nio.file.attribute.PosixFilePermissions.fromString("rw-------"));
+    p.checkNow();
+    assertThat(
+            records.stream()
+                .map(formatter::formatMessage)
+                .filter(m -> m.contains("readable again")))
+        .hasSize(1);
+  }
+
+  private List<String> warnings(String containing) {
+    return records.stream()
+        .filter(r -> r.getLevel() == Level.WARNING)
+        .map(formatter::formatMessage)
+        .filter(m -> m.contains(containing))
+        .toList();
   }
 }
