@@ -175,6 +175,13 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
+      if (!Files.isDirectory(c.journal().dir())) {
+        // Opening would create one, as whoever runs this: nothing is live in a journal not there.
+        spec.commandLine()
+            .getErr()
+            .println("ql3-worker: no journal at " + c.journal().dir() + "; nothing changed");
+        return ExitCode.USAGE.code();
+      }
       Integer notOwner = notTheOwner(c, spec.commandLine().getErr());
       if (notOwner != null) {
         return notOwner;

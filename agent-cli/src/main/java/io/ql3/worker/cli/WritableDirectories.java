@@ -9,10 +9,10 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * {@code check}: the directories the agent writes (journal, run work directories, those of the
- * status and metrics files) are writable by whoever runs the check, proven by creating and deleting
- * a file in each; a directory that does not exist yet must be creatable (its nearest existing
- * parent writable).
+ * {@code check}: the directories the agent writes (journal, run work directories, and those of the
+ * status and metrics files where they exist) are writable by whoever runs the check, proven by
+ * creating and deleting a file in each; a directory that does not exist yet must be creatable (its
+ * nearest existing parent writable).
  */
 final class WritableDirectories {
   private WritableDirectories() {}
@@ -22,9 +22,25 @@ final class WritableDirectories {
     Map<String, Path> dirs = new LinkedHashMap<>();
     dirs.put("journal.dir", c.journal().dir());
     dirs.put("execution.work-dir", c.execution().workDir());
-    // The status and metrics files are replaced through a temporary file beside them.
-    c.statusFile().ifPresent(f -> dirs.put("status.file's directory", f.getParent()));
-    c.metricsFile().ifPresent(f -> dirs.put("metrics.file's directory", f.getParent()));
+    // The status and metrics files are replaced through a temporary file beside them. The agent
+    // does not create their directories: one not there yet (systemd's RuntimeDirectory= makes it
+    // at start) is a note, not a failure.
+    Map<String, Path> fileDirs = new LinkedHashMap<>();
+    c.statusFile().ifPresent(f -> fileDirs.put("status.file's directory", f.getParent()));
+    c.metricsFile().ifPresent(f -> fileDirs.put("metrics.file's directory", f.getParent()));
+    for (Map.Entry<String, Path> e : fileDirs.entrySet()) {
+      if (Files.exists(e.getValue())) {
+        dirs.put(e.getKey(), e.getValue());
+      } else {
+        out.println(
+            "directories: note: "
+                + e.getKey()
+                + " "
+                + e.getValue()
+                + " does not exist yet; the agent does not create it (the unit's"
+                + " RuntimeDirectory= or StateDirectory= does at start, or create it)");
+      }
+    }
     boolean ok = true;
     StringBuilder line = new StringBuilder("directories: ok (");
     for (Map.Entry<String, Path> e : dirs.entrySet()) {

@@ -16,7 +16,8 @@ import picocli.CommandLine;
  * The bash completion and the man page the package ships are generated from the command tree by
  * picocli, and checked in under packaging/src/generated (the packaging build runs no Java). This
  * test fails when they are stale; regenerate with {@code mvn -pl agent-cli test
- * -Dtest=GeneratedDocsTest -Dql3.regenerate=true}.
+ * -Dtest=GeneratedDocsTest -Dql3.regenerate=true}, then the shipped man page with {@code gzip -9n
+ * -c ql3-worker.1 > ql3-worker.1.gz} in packaging/src/generated (package-check compares it).
  */
 class GeneratedDocsTest {
   static final Path DIR = Path.of("..", "packaging", "src", "generated");

@@ -73,6 +73,13 @@ class MainTest {
     assertThat(run(concat(new String[] {"journal", "resolve", "r1", "0"}, common)))
         .as(err())
         .isEqualTo(64);
+    // No journal there: none is created (it would be the caller's, maybe root's).
+    Path moved = dir.resolve("journal-aside");
+    Files.move(dir.resolve("journal"), moved);
+    assertThat(run(concat(new String[] {"journal", "resolve", "r1", "1"}, common)))
+        .as(err())
+        .isEqualTo(64);
+    assertThat(dir.resolve("journal")).doesNotExist();
   }
 
   /**

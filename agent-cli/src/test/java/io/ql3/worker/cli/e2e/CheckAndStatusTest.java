@@ -92,6 +92,22 @@ class CheckAndStatusTest {
     }
   }
 
+  /** systemd's RuntimeDirectory= makes the metrics directory at start: not there before is fine. */
+  @Test
+  void aMetricsDirectoryNotThereYetIsANoteNotAFailure() throws Exception {
+    try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {
+      Path config = cp.agentConfig("");
+      Files.writeString(
+          config,
+          Files.readString(config)
+              .replace("file = \"ql3-worker.prom\"", "file = \"not-yet/ql3-worker.prom\""));
+      assertThat(cli("check", "--profile", "edge", "--config", config.toString()))
+          .as(err())
+          .isZero();
+      assertThat(out()).contains("directories: note: metrics.file's directory ");
+    }
+  }
+
   @Test
   void statusWaitsUntilReadyAndSaysWhenTheAgentIsGone() throws Exception {
     try (ControlPlaneFixture cp = new ControlPlaneFixture(dir, Alpn.H2_AND_HTTP1)) {

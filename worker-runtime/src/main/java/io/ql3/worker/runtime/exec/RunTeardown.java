@@ -63,7 +63,7 @@ final class RunTeardown {
                         + runId
                         + ": its work directory "
                         + launch.workDir()
-                        + ", what its uid left in /tmp, /var/tmp, /dev/shm or System V IPC, or a process of it could not be"
+                        + ", what its uid left beside it in runs/, in /tmp, /var/tmp, /dev/shm or System V IPC, or a process of it could not be"
                         + " removed as "
                         + account
                         + "; that uid is not given to another run until the agent restarts");

@@ -321,7 +321,7 @@ final class OfferIntake {
     failed.add(new FailedStart(accepted, result));
   }
 
-  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
+  /** The record of an offer that passed the one-offer rules. */
   private static JournalRecord.OfferAccepted accepted(Offer offer, SessionLease lease) {
     return new JournalRecord.OfferAccepted(
         offer.runId().value(),
@@ -334,6 +334,7 @@ final class OfferIntake {
         offer.timeoutMs());
   }
 
+  /** Why this offer must not run (a one-offer rule, or its executor refuses the spec), if so. */
   private Optional<Failure> refusal(Offer offer) {
     if (offer.rejection().isPresent()) {
       OfferRejection rej = offer.rejection().get();

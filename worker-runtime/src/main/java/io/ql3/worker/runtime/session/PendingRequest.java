@@ -13,9 +13,8 @@ import java.util.concurrent.CompletableFuture;
 /**
  * The one session request that is not settled yet. Its record never changes, so every try sends the
  * same canonical bytes. It remembers when the earliest try the server may have applied was sent:
- * the lease runs from there (section 4). A try refused unsent, or refused by the server (429/503,
- * 401/403), was not applied and does not count; the try answered 200 and a try whose outcome is
- * unknown do. It also remembers whether some try's outcome was unknown.
+ * the lease runs from there (section 4; {@link #serverMayHaveApplied}). It also remembers whether
+ * some try's outcome was unknown.
  */
 final class PendingRequest {
   final Operation op;
@@ -68,12 +67,26 @@ final class PendingRequest {
     @SuppressWarnings("unchecked")
     Answer<Object> answer = Answers.of((CompletableFuture<Answer<Object>>) future);
     future = null;
-    AnswerKind kind = answer.kind();
-    if ((kind == AnswerKind.SUCCESS || kind.mayHaveBeenApplied()) && leaseBase < 0) {
+    if (leaseBase < 0 && serverMayHaveApplied(answer)) {
       leaseBase = tryAt; // the lease runs from the earliest try the server may have applied
     }
     mayHaveBeenApplied |= answer.kind().mayHaveBeenApplied();
     return answer;
+  }
+
+  /**
+   * The try this answer is for may have been applied: a 200, an unknown outcome, or a 429/503 that
+   * is not the server's own contract error (a proxy's page: the proxy may have forwarded the
+   * request before it answered). The server's own {@code rate_limited}/{@code unavailable}, a
+   * credential refusal and a try never sent were not.
+   */
+  private static boolean serverMayHaveApplied(Answer<?> answer) {
+    AnswerKind kind = answer.kind();
+    return kind == AnswerKind.SUCCESS
+        || kind.mayHaveBeenApplied()
+        || kind == AnswerKind.TRANSIENT
+            && answer instanceof Answer.Refusal<?> r
+            && r.code() == null;
   }
 
   /** When the earliest try the server may have applied was sent, or -1. */
