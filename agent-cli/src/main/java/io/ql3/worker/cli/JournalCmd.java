@@ -99,14 +99,13 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
-      JournalInspector.Verification v;
-      try {
-        v = JournalInspector.verify(c.journal().dir(), c.workerId());
-      } catch (UncheckedIOException e) {
-        return unreadable(c, e, spec.commandLine().getErr());
-      }
-      printFacts(spec.commandLine().getOut(), v.facts());
-      return ExitCode.OK.code();
+      return verified(
+          c,
+          spec.commandLine().getErr(),
+          v -> {
+            printFacts(spec.commandLine().getOut(), v.facts());
+            return ExitCode.OK.code();
+          });
     }
   }
 
@@ -126,12 +125,10 @@ final class JournalCmd implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
       AgentConfig c = Commands.loadIgnoringGate(config, profile);
-      JournalInspector.Verification v;
-      try {
-        v = JournalInspector.verify(c.journal().dir(), c.workerId());
-      } catch (UncheckedIOException e) {
-        return unreadable(c, e, spec.commandLine().getErr());
-      }
+      return verified(c, spec.commandLine().getErr(), this::report);
+    }
+
+    private int report(JournalInspector.Verification v) {
       PrintWriter out = spec.commandLine().getOut();
       out.println("records replayed:    " + v.recordsReplayed());
       out.println("torn tail bytes:     " + v.tornTailBytes());
@@ -250,12 +247,10 @@ final class JournalCmd implements Callable<Integer> {
       if (notOwner != null) {
         return notOwner;
       }
-      JournalInspector.Verification v;
-      try {
-        v = JournalInspector.verify(c.journal().dir(), c.workerId());
-      } catch (UncheckedIOException e) {
-        return unreadable(c, e, spec.commandLine().getErr());
-      }
+      return verified(c, spec.commandLine().getErr(), v -> discard(c, v));
+    }
+
+    private int discard(AgentConfig c, JournalInspector.Verification v) {
       if (v.recoveryRequired().isEmpty()) {
         spec.commandLine()
             .getErr()
@@ -317,11 +312,23 @@ final class JournalCmd implements Callable<Integer> {
     return ExitCode.NOPERM.code();
   }
 
-  /** The journal could not be read: 77 when it was refused, else 74. */
-  private static int unreadable(AgentConfig c, UncheckedIOException e, PrintWriter err) {
-    err.println("ql3-worker: cannot read the journal " + c.journal().dir() + ": " + e.getCause());
-    return e.getCause() instanceof AccessDeniedException
-        ? ExitCode.NOPERM.code()
-        : ExitCode.IOERR.code();
+  /**
+   * {@code then} applied to the journal verified read-only; or, when it cannot be read, why (on
+   * {@code err}) and 77 when it was refused, else 74.
+   */
+  private static int verified(
+      AgentConfig c,
+      PrintWriter err,
+      java.util.function.ToIntFunction<JournalInspector.Verification> then) {
+    JournalInspector.Verification v;
+    try {
+      v = JournalInspector.verify(c.journal().dir(), c.workerId());
+    } catch (UncheckedIOException e) {
+      err.println("ql3-worker: cannot read the journal " + c.journal().dir() + ": " + e.getCause());
+      return e.getCause() instanceof AccessDeniedException
+          ? ExitCode.NOPERM.code()
+          : ExitCode.IOERR.code();
+    }
+    return then.applyAsInt(v);
   }
 }

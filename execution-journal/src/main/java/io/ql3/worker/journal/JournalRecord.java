@@ -47,8 +47,8 @@ public sealed interface JournalRecord {
       String idempotencyKey,
       long timeoutMs)
       implements JournalRecord {
-    static final int MAX_EXECUTOR = 32;
-    static final int MAX_SPEC_DIGEST = 80;
+    public static final int MAX_EXECUTOR = 32;
+    public static final int MAX_SPEC_DIGEST = 80;
 
     /** What a rejected offer's executor name or spec digest is recorded as when unrecordable. */
     public static final String UNRECORDABLE = "-";
@@ -65,29 +65,13 @@ public sealed interface JournalRecord {
     }
 
     /**
-     * The record of an offer that is completed {@code offer_rejected} without running. The wire
-     * lets its executor name and spec digest be any string, and breaking their rules is what
-     * rejects it; each is kept when this record can hold it, else replaced by {@value
-     * #UNRECORDABLE}, so the rejection is always journaled (and the run completed).
+     * {@code value} when this record can hold it as an executor name or spec digest ({@code
+     * maxChars} printable ASCII), else {@value #UNRECORDABLE}. For an offer completed {@code
+     * offer_rejected} without running: the wire lets these be any string, and breaking their rules
+     * is what rejects it, so the rejection is always journaled (and the run completed).
      */
-    public static OfferAccepted rejected(
-        String runId,
-        long attempt,
-        String sessionId,
-        long generation,
-        String executor,
-        String specDigest,
-        String idempotencyKey,
-        long timeoutMs) {
-      return new OfferAccepted(
-          runId,
-          attempt,
-          sessionId,
-          generation,
-          Checks.isId(executor, MAX_EXECUTOR) ? executor : UNRECORDABLE,
-          Checks.isId(specDigest, MAX_SPEC_DIGEST) ? specDigest : UNRECORDABLE,
-          idempotencyKey,
-          timeoutMs);
+    public static String recordable(String value, int maxChars) {
+      return Checks.isId(value, maxChars) ? value : UNRECORDABLE;
     }
 
     @Override

@@ -180,18 +180,7 @@ final class OfferIntake {
         // An offer that breaks a rule about one offer is completed offer_rejected whatever the
         // session's state (section 5): offered again, it would only be rejected again.
         Optional<Failure> refusal = refusal(offer);
-        JournalRecord.OfferAccepted accepted =
-            refusal.isPresent()
-                ? JournalRecord.OfferAccepted.rejected(
-                    offer.runId().value(),
-                    offer.attempt(),
-                    lease.sessionId().value(),
-                    lease.generation(),
-                    offer.executor(),
-                    offer.specDigest(),
-                    offer.idempotencyKey(),
-                    offer.timeoutMs())
-                : accepted(offer, lease);
+        JournalRecord.OfferAccepted accepted = accepted(offer, lease, refusal.isPresent());
         records.add(accepted);
         if (refusal.isPresent()) {
           listener.offerRejected(accepted.runId(), accepted.attempt(), refusal.get().message());
@@ -321,15 +310,25 @@ final class OfferIntake {
     failed.add(new FailedStart(accepted, result));
   }
 
-  /** The record of an offer that passed the one-offer rules. */
-  private static JournalRecord.OfferAccepted accepted(Offer offer, SessionLease lease) {
+  /**
+   * The record of an offer; a rejected one may carry an executor name or digest the journal cannot
+   * hold ({@link JournalRecord.OfferAccepted#recordable}).
+   */
+  private static JournalRecord.OfferAccepted accepted(
+      Offer offer, SessionLease lease, boolean rejected) {
     return new JournalRecord.OfferAccepted(
         offer.runId().value(),
         offer.attempt(),
         lease.sessionId().value(),
         lease.generation(),
-        offer.executor(),
-        offer.specDigest(),
+        rejected
+            ? JournalRecord.OfferAccepted.recordable(
+                offer.executor(), JournalRecord.OfferAccepted.MAX_EXECUTOR)
+            : offer.executor(),
+        rejected
+            ? JournalRecord.OfferAccepted.recordable(
+                offer.specDigest(), JournalRecord.OfferAccepted.MAX_SPEC_DIGEST)
+            : offer.specDigest(),
         offer.idempotencyKey(),
         offer.timeoutMs());
   }
