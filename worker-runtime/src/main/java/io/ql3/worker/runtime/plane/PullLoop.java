@@ -171,7 +171,10 @@ final class PullLoop {
         try {
           launching = intake.accept(p.lease, p.request.pullId(), resp, !sessionEnded, step);
         } catch (RuntimeException e) {
-          move(PullState.AWAITING_RESEND); // nothing was queued (a failed journal stops the agent)
+          // Nothing was queued: the same pullId is resent after a backoff (an answer failing every
+          // time costs a pull per backoff step); a failed journal stops the agent.
+          move(PullState.AWAITING_RESEND);
+          notBefore.set(now + backoff.nextDelayNanos());
           throw e;
         }
         // Its reservation's close is queued with the offers; the next pull may be reserved behind

@@ -140,6 +140,16 @@ class PlaneAnswersTest {
     public void completionUndeliverable(String runId, long attempt, String why) {
       events.add("undeliverable " + runId);
     }
+
+    /** A bug while an answer's offers are taken in, played here by the rejection's report. */
+    boolean failOnOfferRejected;
+
+    @Override
+    public void offerRejected(String runId, long attempt, String why) {
+      if (failOnOfferRejected) {
+        throw new IllegalStateException("scripted bug while taking in " + runId);
+      }
+    }
   }
 
   @TempDir Path dir;
@@ -365,6 +375,36 @@ class PlaneAnswersTest {
         + "\",\"spec\":{},\"specDigest\":\""
         + digest
         + "\",\"timeoutMs\":60000}";
+  }
+
+  /**
+   * An answer whose offers cannot be taken in (a bug) is resent with the same pullId, so the server
+   * replays what it leased, but after a backoff: an answer that fails every time costs one pull per
+   * backoff step, not one per cadence step.
+   */
+  @Test
+  void anAnswerThatFailsToBeTakenInIsResentAfterABackoff() throws Exception {
+    session.failOnOfferRejected = true;
+    plane();
+    tick();
+    Offer unadvertised =
+        Offer.of(
+            1, "k-r9", new RunId("r9"), new OpaqueSpec("container", JsonValue.JsonObject.EMPTY), 1);
+    for (int round = 0; round < 3; round++) {
+      if (!ingress.lastPull.isDone()) {
+        ingress.lastPull.complete(offers(unadvertised));
+      }
+      try {
+        tick();
+      } catch (IllegalStateException expected) {
+        // the step reports it; the agent logs it and goes on
+      }
+    }
+    assertThat(ingress.pullsSent).as("no resend before the backoff").hasSize(1);
+    advance(60_000);
+    tick();
+    assertThat(ingress.pullsSent).hasSize(2);
+    assertThat(ingress.pullsSent.get(1).pullId()).isEqualTo(ingress.pullsSent.get(0).pullId());
   }
 
   /**
