@@ -50,6 +50,18 @@ final class Commands implements Callable<Integer> {
   static final String PROFILE_HELP =
       "edge or node; default: the configuration's profile key (when both are given they must agree)";
 
+  /** {@code --profile} names a profile, or the command line is refused (64), as for {@code run}. */
+  static final class ProfileName implements CommandLine.ITypeConverter<String> {
+    @Override
+    public String convert(String value) {
+      try {
+        return AgentProfile.fromWireName(value).wireName();
+      } catch (IllegalArgumentException e) {
+        throw new CommandLine.TypeConversionException(e.getMessage());
+      }
+    }
+  }
+
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
   @Override
@@ -177,7 +189,7 @@ final class Commands implements Callable<Integer> {
   static final class CapabilityCmd implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = PROFILE_HELP)
+    @Option(names = "--profile", description = PROFILE_HELP, converter = ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true, description = "the TOML configuration file")
@@ -210,7 +222,7 @@ final class Commands implements Callable<Integer> {
   static final class Check implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = PROFILE_HELP)
+    @Option(names = "--profile", description = PROFILE_HELP, converter = ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true, description = "the TOML configuration file")

@@ -90,7 +90,10 @@ final class JournalCmd implements Callable<Integer> {
   static final class Inspect implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    @Option(
+        names = "--profile",
+        description = Commands.PROFILE_HELP,
+        converter = Commands.ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true)
@@ -116,7 +119,10 @@ final class JournalCmd implements Callable<Integer> {
   static final class Verify implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    @Option(
+        names = "--profile",
+        description = Commands.PROFILE_HELP,
+        converter = Commands.ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true)
@@ -151,7 +157,10 @@ final class JournalCmd implements Callable<Integer> {
   static final class Resolve implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    @Option(
+        names = "--profile",
+        description = Commands.PROFILE_HELP,
+        converter = Commands.ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true)
@@ -222,7 +231,10 @@ final class JournalCmd implements Callable<Integer> {
   static final class DiscardDamaged implements Callable<Integer> {
     @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-    @Option(names = "--profile", description = Commands.PROFILE_HELP)
+    @Option(
+        names = "--profile",
+        description = Commands.PROFILE_HELP,
+        converter = Commands.ProfileName.class)
     String profile;
 
     @Option(names = "--config", required = true)

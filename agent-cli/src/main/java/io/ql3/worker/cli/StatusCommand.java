@@ -34,7 +34,10 @@ final class StatusCommand implements Callable<Integer> {
 
   @CommandLine.Spec CommandLine.Model.CommandSpec spec;
 
-  @Option(names = "--profile", description = Commands.PROFILE_HELP)
+  @Option(
+      names = "--profile",
+      description = Commands.PROFILE_HELP,
+      converter = Commands.ProfileName.class)
   String profile;
 
   @Option(names = "--config", required = true, description = "the TOML configuration file")

@@ -131,9 +131,16 @@ class MainTest {
   }
 
   @Test
-  void runWithAnUnknownProfileIsAUsageError() {
-    assertThat(run("run", "--profile", "big", "--config", "x.toml")).isEqualTo(64);
-    assertThat(err()).contains("unknown profile 'big'");
+  void anUnknownProfileIsAUsageErrorForEveryCommand() {
+    for (String[] command :
+        new String[][] {{"run"}, {"check"}, {"status"}, {"journal", "verify"}, {"capability"}}) {
+      String[] args = java.util.Arrays.copyOf(command, command.length + 4);
+      System.arraycopy(
+          new String[] {"--profile", "big", "--config", "x.toml"}, 0, args, command.length, 4);
+      err.reset();
+      assertThat(run(args)).as(String.join(" ", command) + ": " + err()).isEqualTo(64);
+      assertThat(err()).contains("unknown profile 'big'");
+    }
   }
 
   @Test
