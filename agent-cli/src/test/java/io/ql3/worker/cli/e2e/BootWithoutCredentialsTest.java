@@ -86,7 +86,7 @@ class BootWithoutCredentialsTest {
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }
@@ -111,7 +111,7 @@ class BootWithoutCredentialsTest {
         assertThat(cp.sessions()).isEmpty();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }

@@ -65,7 +65,7 @@ class ProxyTest {
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }
@@ -90,7 +90,7 @@ class ProxyTest {
         assertThat(viaEnv.terminate(Duration.ofSeconds(60))).isZero();
       } finally {
         if (viaEnv.process.isAlive()) {
-          viaEnv.kill9();
+          viaEnv.kill9AndRemoveItsCgroup();
         }
       }
       String before = connects(proxy, ingressPort);
@@ -108,7 +108,7 @@ class ProxyTest {
         assertThat(bypass.terminate(Duration.ofSeconds(60))).isZero();
       } finally {
         if (bypass.process.isAlive()) {
-          bypass.kill9();
+          bypass.kill9AndRemoveItsCgroup();
         }
       }
     }

@@ -34,7 +34,7 @@ class SighupTest {
         assertThat(agent.output()).doesNotContain("event=agent.reloaded");
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }
@@ -93,7 +93,7 @@ class SighupTest {
         assertThat(agent.terminate(Duration.ofSeconds(60))).as(agent.output()).isZero();
       } finally {
         if (agent.process.isAlive()) {
-          agent.kill9();
+          agent.kill9AndRemoveItsCgroup();
         }
       }
     }

@@ -86,7 +86,7 @@ class TwoWorkersTest {
       } finally {
         for (AgentProcess p : List.of(a, b)) {
           if (p.process.isAlive()) {
-            p.kill9();
+            p.kill9AndRemoveItsCgroup();
           }
         }
       }
