@@ -124,7 +124,7 @@ final class Commands implements Callable<Integer> {
    * @param profile {@code --profile}, or null: the configuration's {@code profile} key decides
    */
   static AgentConfig load(Path config, String profile) throws ConfigException {
-    ConfigReader.Result r = new TomlConfigLoader().load(config, profile(config, profile));
+    ConfigReader.Result r = new TomlConfigLoader().load(config, profile(profile));
     if (r instanceof ConfigReader.Disabled) {
       throw new ConfigException(
           config, "enabled", "the agent is disabled (enabled = false); nothing to do");
@@ -137,15 +137,12 @@ final class Commands implements Callable<Integer> {
    * agent left (the journal, the status file).
    */
   static AgentConfig loadIgnoringGate(Path config, String profile) throws ConfigException {
-    return new TomlConfigLoader().loadIgnoringGate(config, profile(config, profile));
+    return new TomlConfigLoader().loadIgnoringGate(config, profile(profile));
   }
 
-  private static AgentProfile profile(Path config, String profile) throws ConfigException {
-    try {
-      return profile == null ? null : AgentProfile.fromWireName(profile);
-    } catch (IllegalArgumentException e) {
-      throw new ConfigException(config, "", e.getMessage());
-    }
+  /** {@code --profile}, already checked by {@link ProfileName}, or null when not given. */
+  private static AgentProfile profile(String profile) {
+    return profile == null ? null : AgentProfile.fromWireName(profile);
   }
 
   static Capability capability(AgentConfig c)

@@ -173,23 +173,8 @@ class MainTest {
     Path config = dir.resolve("agent.toml");
     Files.writeString(
         config,
-        """
-        enabled = false
-        [worker]
-        id = "edge-0001"
-        [ingress]
-        url = "https://127.0.0.1:8443"
-        [credentials]
-        certificate = "client.crt"
-        private-key = "client.key"
-        trust = "ca.crt"
-        token = "token"
-        [journal]
-        dir = "journal"
-        [execution]
-        work-dir = "runs"
-        executors = ["process"]
-        """);
+        io.ql3.worker.cli.config.TomlConfigLoaderTest.MINIMAL.replace(
+            "enabled = true", "enabled = false"));
     return config;
   }
 }

@@ -21,8 +21,9 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
-class TomlConfigLoaderTest {
-  static final String MINIMAL =
+public class TomlConfigLoaderTest {
+  /** A whole, valid configuration (edge worker edge-0001, paths beside the file). */
+  public static final String MINIMAL =
       """
       enabled = true
       [worker]
